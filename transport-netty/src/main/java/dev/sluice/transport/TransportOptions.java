@@ -1,0 +1,285 @@
+package dev.sluice.transport;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Typed transport options, parsed once. Immutable; build with {@link #builder()}. Every duration of zero
+ * disables the corresponding timer.
+ */
+public final class TransportOptions {
+    /** Dubbo's default payload limit: 8 MiB of body. */
+    public static final int DEFAULT_PAYLOAD_LIMIT = 8 * 1024 * 1024;
+
+    private final int ioThreads;
+    private final Duration connectTimeout;
+    private final Duration readerIdle;
+    private final Duration writerIdle;
+    private final Duration allIdle;
+    private final int payloadLimit;
+    private final int writeBufferLowWaterMark;
+    private final int writeBufferHighWaterMark;
+    private final long pendingBytesCap;
+    private final int drainMaxMessages;
+    private final int drainMaxBytes;
+    private final NativeTransport nativeTransport;
+    private final AllocatorKind allocator;
+    private final boolean reconnect;
+    private final Duration reconnectInitialBackoff;
+    private final Duration reconnectMaxBackoff;
+
+    private TransportOptions(Builder b) {
+        this.ioThreads = b.ioThreads;
+        this.connectTimeout = b.connectTimeout;
+        this.readerIdle = b.readerIdle;
+        this.writerIdle = b.writerIdle;
+        this.allIdle = b.allIdle;
+        this.payloadLimit = b.payloadLimit;
+        this.writeBufferLowWaterMark = b.writeBufferLowWaterMark;
+        this.writeBufferHighWaterMark = b.writeBufferHighWaterMark;
+        this.pendingBytesCap = b.pendingBytesCap;
+        this.drainMaxMessages = b.drainMaxMessages;
+        this.drainMaxBytes = b.drainMaxBytes;
+        this.nativeTransport = b.nativeTransport;
+        this.allocator = b.allocator;
+        this.reconnect = b.reconnect;
+        this.reconnectInitialBackoff = b.reconnectInitialBackoff;
+        this.reconnectMaxBackoff = b.reconnectMaxBackoff;
+    }
+
+    public static TransportOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.ioThreads = ioThreads;
+        b.connectTimeout = connectTimeout;
+        b.readerIdle = readerIdle;
+        b.writerIdle = writerIdle;
+        b.allIdle = allIdle;
+        b.payloadLimit = payloadLimit;
+        b.writeBufferLowWaterMark = writeBufferLowWaterMark;
+        b.writeBufferHighWaterMark = writeBufferHighWaterMark;
+        b.pendingBytesCap = pendingBytesCap;
+        b.drainMaxMessages = drainMaxMessages;
+        b.drainMaxBytes = drainMaxBytes;
+        b.nativeTransport = nativeTransport;
+        b.allocator = allocator;
+        b.reconnect = reconnect;
+        b.reconnectInitialBackoff = reconnectInitialBackoff;
+        b.reconnectMaxBackoff = reconnectMaxBackoff;
+        return b;
+    }
+
+    /** Event-loop threads of a group the transport owns; 0 means Netty's default (2 × cores). */
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public Duration readerIdle() {
+        return readerIdle;
+    }
+
+    public Duration writerIdle() {
+        return writerIdle;
+    }
+
+    public Duration allIdle() {
+        return allIdle;
+    }
+
+    /** Largest frame body, in bytes, accepted on encode and decode; 0 or less disables the check. */
+    public int payloadLimit() {
+        return payloadLimit;
+    }
+
+    public int writeBufferLowWaterMark() {
+        return writeBufferLowWaterMark;
+    }
+
+    public int writeBufferHighWaterMark() {
+        return writeBufferHighWaterMark;
+    }
+
+    /** Most bytes a connection holds in its write queue before {@code send} fails fast. */
+    public long pendingBytesCap() {
+        return pendingBytesCap;
+    }
+
+    /** Most messages one drain task writes before it flushes and yields the event loop. */
+    public int drainMaxMessages() {
+        return drainMaxMessages;
+    }
+
+    /** Most bytes one drain task writes before it flushes and yields the event loop. */
+    public int drainMaxBytes() {
+        return drainMaxBytes;
+    }
+
+    public NativeTransport nativeTransport() {
+        return nativeTransport;
+    }
+
+    public AllocatorKind allocator() {
+        return allocator;
+    }
+
+    /** Whether a client reconnects, with backoff, after its connection is lost. */
+    public boolean reconnect() {
+        return reconnect;
+    }
+
+    public Duration reconnectInitialBackoff() {
+        return reconnectInitialBackoff;
+    }
+
+    public Duration reconnectMaxBackoff() {
+        return reconnectMaxBackoff;
+    }
+
+    @Override
+    public String toString() {
+        return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
+                + ", readerIdle=" + readerIdle + ", writerIdle=" + writerIdle + ", allIdle=" + allIdle
+                + ", payloadLimit=" + payloadLimit + ", waterMarks=" + writeBufferLowWaterMark + "/"
+                + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
+                + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, native=" + nativeTransport
+                + ", allocator=" + allocator + ", reconnect=" + reconnect + "}";
+    }
+
+    /** Builder; every setter validates its argument at once. */
+    public static final class Builder {
+        private int ioThreads = 0;
+        private Duration connectTimeout = Duration.ofSeconds(3);
+        private Duration readerIdle = Duration.ZERO;
+        private Duration writerIdle = Duration.ZERO;
+        private Duration allIdle = Duration.ZERO;
+        private int payloadLimit = DEFAULT_PAYLOAD_LIMIT;
+        private int writeBufferLowWaterMark = 32 * 1024;
+        private int writeBufferHighWaterMark = 64 * 1024;
+        private long pendingBytesCap = 64L * 1024 * 1024;
+        private int drainMaxMessages = 128;
+        private int drainMaxBytes = 256 * 1024;
+        private NativeTransport nativeTransport = NativeTransport.NIO;
+        private AllocatorKind allocator = AllocatorKind.POOLED;
+        private boolean reconnect = true;
+        private Duration reconnectInitialBackoff = Duration.ofMillis(100);
+        private Duration reconnectMaxBackoff = Duration.ofSeconds(5);
+
+        private Builder() {
+        }
+
+        public Builder ioThreads(int threads) {
+            if (threads < 0) {
+                throw new IllegalArgumentException("ioThreads must be >= 0 (0 = Netty default), got " + threads);
+            }
+            this.ioThreads = threads;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = positive(timeout, "connectTimeout");
+            return this;
+        }
+
+        public Builder readerIdle(Duration d) {
+            this.readerIdle = nonNegative(d, "readerIdle");
+            return this;
+        }
+
+        public Builder writerIdle(Duration d) {
+            this.writerIdle = nonNegative(d, "writerIdle");
+            return this;
+        }
+
+        public Builder allIdle(Duration d) {
+            this.allIdle = nonNegative(d, "allIdle");
+            return this;
+        }
+
+        public Builder payloadLimit(int bytes) {
+            this.payloadLimit = bytes;
+            return this;
+        }
+
+        public Builder writeBufferWaterMarks(int low, int high) {
+            if (low < 0 || high < low) {
+                throw new IllegalArgumentException("water marks need 0 <= low <= high, got low=" + low + " high=" + high);
+            }
+            this.writeBufferLowWaterMark = low;
+            this.writeBufferHighWaterMark = high;
+            return this;
+        }
+
+        public Builder pendingBytesCap(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("pendingBytesCap must be > 0, got " + bytes);
+            }
+            this.pendingBytesCap = bytes;
+            return this;
+        }
+
+        public Builder drainChunk(int maxMessages, int maxBytes) {
+            if (maxMessages < 1 || maxBytes < 1) {
+                throw new IllegalArgumentException("drain chunk needs >= 1 message and >= 1 byte, got "
+                        + maxMessages + " messages / " + maxBytes + " bytes");
+            }
+            this.drainMaxMessages = maxMessages;
+            this.drainMaxBytes = maxBytes;
+            return this;
+        }
+
+        public Builder nativeTransport(NativeTransport transport) {
+            this.nativeTransport = Objects.requireNonNull(transport, "nativeTransport");
+            return this;
+        }
+
+        public Builder allocator(AllocatorKind kind) {
+            this.allocator = Objects.requireNonNull(kind, "allocator");
+            return this;
+        }
+
+        public Builder reconnect(boolean enabled) {
+            this.reconnect = enabled;
+            return this;
+        }
+
+        public Builder reconnectBackoff(Duration initial, Duration max) {
+            this.reconnectInitialBackoff = positive(initial, "reconnect initial backoff");
+            this.reconnectMaxBackoff = positive(max, "reconnect max backoff");
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("reconnect max backoff " + max + " is below initial " + initial);
+            }
+            return this;
+        }
+
+        public TransportOptions build() {
+            return new TransportOptions(this);
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
+        }
+
+        private static Duration nonNegative(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(what + " must be >= 0 (0 disables), got " + d);
+            }
+            return d;
+        }
+    }
+}
