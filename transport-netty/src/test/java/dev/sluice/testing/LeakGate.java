@@ -27,6 +27,11 @@ public final class LeakGate implements AfterAllCallback {
             super(resourceType, samplingInterval);
         }
 
+        /** The constructor Netty tries first; present so it does not log a NoSuchMethodException. */
+        public Detector(Class<?> resourceType, int samplingInterval, long maxActive) {
+            this(resourceType, samplingInterval);
+        }
+
         @Override
         protected boolean needReport() {
             return true;

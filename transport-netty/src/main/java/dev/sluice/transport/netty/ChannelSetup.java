@@ -1,0 +1,53 @@
+package dev.sluice.transport.netty;
+
+import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.codec.Codec;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * Builds the pipeline every Sluice channel shares: {@code [tls] [idle] frame-decoder connection}. There is no
+ * outbound encoder: callers encode on their own threads, and the event loop only writes finished frames.
+ * Called on the channel's event loop from a {@code ChannelInitializer}.
+ */
+final class ChannelSetup {
+    private ChannelSetup() {
+    }
+
+    static NettyConnection init(Channel ch, TransportOptions options, Codec codec, TransportHandler handler,
+                                SslContext ssl, String peerHost, int peerPort, Runnable onClosed) {
+        NettyConnection connection = new NettyConnection(ch, codec.encoder(), options);
+        ch.attr(NettyConnection.KEY).set(connection);
+        ChannelPipeline p = ch.pipeline();
+        if (ssl != null) {
+            SslHandler tls;
+            if (ssl.isClient()) {
+                tls = ssl.newHandler(ch.alloc(), peerHost, peerPort);
+                SSLEngine engine = tls.engine();
+                SSLParameters params = engine.getSSLParameters();
+                // Hostname verification on by default: the certificate must name the host we dialled.
+                params.setEndpointIdentificationAlgorithm("HTTPS");
+                engine.setSSLParameters(params);
+            } else {
+                tls = ssl.newHandler(ch.alloc());
+            }
+            p.addLast("tls", tls);
+        }
+        long r = options.readerIdle().toMillis();
+        long w = options.writerIdle().toMillis();
+        long a = options.allIdle().toMillis();
+        if (r > 0 || w > 0 || a > 0) {
+            p.addLast("idle", new IdleStateHandler(r, w, a, TimeUnit.MILLISECONDS));
+        }
+        p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder()));
+        p.addLast("connection", new ConnectionHandler(connection, handler, onClosed));
+        return connection;
+    }
+}

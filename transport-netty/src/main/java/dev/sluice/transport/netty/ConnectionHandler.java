@@ -1,0 +1,118 @@
+package dev.sluice.transport.netty;
+
+import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.IdleState;
+import dev.sluice.transport.TransportHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last inbound handler of every Sluice channel: turns Netty events into {@link TransportHandler} calls and
+ * keeps the {@link WriteQueue} in step with the channel (resume on writability, fail everything on close).
+ * Runs on the channel's event loop.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+
+    private final NettyConnection connection;
+    private final TransportHandler handler;
+    private final Runnable onClosed;
+
+    ConnectionHandler(NettyConnection connection, TransportHandler handler, Runnable onClosed) {
+        this.connection = connection;
+        this.handler = handler;
+        this.onClosed = onClosed;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        try {
+            handler.connected(connection);
+        } catch (Throwable t) {
+            log.warn("TransportHandler.connected threw for {}", connection, t);
+        }
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            handler.received(connection, msg);
+        } catch (Throwable t) {
+            // The handler owns msg once called; it must release on its own failure paths.
+            log.warn("TransportHandler.received threw for {}", connection, t);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            connection.writeQueue().channelWritable();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof IdleStateEvent) {
+            IdleStateEvent e = (IdleStateEvent) evt;
+            IdleState state;
+            switch (e.state()) {
+                case READER_IDLE:
+                    state = IdleState.READER_IDLE;
+                    break;
+                case WRITER_IDLE:
+                    state = IdleState.WRITER_IDLE;
+                    break;
+                default:
+                    state = IdleState.ALL_IDLE;
+                    break;
+            }
+            try {
+                handler.idle(connection, state);
+            } catch (Throwable t) {
+                log.warn("TransportHandler.idle threw for {}", connection, t);
+            }
+            return;
+        }
+        ReferenceCountUtil.release(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable reported = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        try {
+            handler.caught(connection, reported);
+        } catch (Throwable t) {
+            log.warn("TransportHandler.caught threw for {}", connection, t);
+        }
+        if (cause instanceof DecoderException) {
+            // The inbound stream cannot be trusted any more: close with the reason.
+            log.warn("Closing {}: undecodable input: {}", connection, reported.toString());
+            ctx.close();
+        } else {
+            log.debug("I/O error on {}", connection, cause);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        ConnectionClosedException cause = new ConnectionClosedException(
+                "Connection " + ctx.channel().localAddress() + " -> " + ctx.channel().remoteAddress() + " closed");
+        connection.writeQueue().channelClosed(cause);
+        try {
+            handler.disconnected(connection, cause);
+        } catch (Throwable t) {
+            log.warn("TransportHandler.disconnected threw for {}", connection, t);
+        }
+        if (onClosed != null) {
+            onClosed.run();
+        }
+        super.channelInactive(ctx);
+    }
+}

@@ -1,0 +1,153 @@
+package dev.sluice.transport.netty;
+
+import dev.sluice.transport.AllocatorKind;
+import dev.sluice.transport.NativeTransport;
+import io.netty.buffer.AdaptiveByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An event-loop group with the channel classes that match its I/O handler, and whether the transport owns it.
+ * An owned group is shut down with the transport; a borrowed one is left alone. Thread-safe and immutable.
+ */
+public final class EventLoops {
+    private static final Logger log = LoggerFactory.getLogger(EventLoops.class);
+
+    private final EventLoopGroup group;
+    private final NativeTransport kind;
+    private final boolean owned;
+
+    private EventLoops(EventLoopGroup group, NativeTransport kind, boolean owned) {
+        this.group = group;
+        this.kind = kind;
+        this.owned = owned;
+    }
+
+    /**
+     * Creates a group the caller owns. A native transport that is not available on this machine falls back to
+     * NIO, with a log line saying why.
+     */
+    public static EventLoops create(NativeTransport requested, int threads, String name) {
+        NativeTransport kind = resolve(requested);
+        IoHandlerFactory factory;
+        switch (kind) {
+            case EPOLL:
+                factory = EpollIoHandler.newFactory();
+                break;
+            case IO_URING:
+                factory = IoUringIoHandler.newFactory();
+                break;
+            default:
+                factory = NioIoHandler.newFactory();
+                break;
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
+        return new EventLoops(group, kind, true);
+    }
+
+    /** Wraps a group the caller keeps ownership of; {@code kind} must match its I/O handler. */
+    public static EventLoops borrow(EventLoopGroup group, NativeTransport kind) {
+        if (kind == NativeTransport.AUTO) {
+            throw new IllegalArgumentException("say which transport the borrowed group runs (NIO, EPOLL, IO_URING)");
+        }
+        return new EventLoops(group, kind, false);
+    }
+
+    /** The transport {@code requested} resolves to on this machine. */
+    public static NativeTransport resolve(NativeTransport requested) {
+        switch (requested) {
+            case AUTO:
+                return Epoll.isAvailable() ? NativeTransport.EPOLL : NativeTransport.NIO;
+            case EPOLL:
+                if (Epoll.isAvailable()) {
+                    return NativeTransport.EPOLL;
+                }
+                log.info("epoll requested but unavailable ({}); falling back to NIO", String.valueOf(Epoll.unavailabilityCause()));
+                return NativeTransport.NIO;
+            case IO_URING:
+                if (IoUring.isAvailable()) {
+                    return NativeTransport.IO_URING;
+                }
+                log.info("io_uring requested but unavailable ({}); falling back to NIO", String.valueOf(IoUring.unavailabilityCause()));
+                return NativeTransport.NIO;
+            default:
+                return NativeTransport.NIO;
+        }
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    public NativeTransport kind() {
+        return kind;
+    }
+
+    public boolean owned() {
+        return owned;
+    }
+
+    Class<? extends SocketChannel> socketChannelClass() {
+        switch (kind) {
+            case EPOLL:
+                return EpollSocketChannel.class;
+            case IO_URING:
+                return IoUringSocketChannel.class;
+            default:
+                return NioSocketChannel.class;
+        }
+    }
+
+    Class<? extends ServerChannel> serverChannelClass() {
+        switch (kind) {
+            case EPOLL:
+                return EpollServerSocketChannel.class;
+            case IO_URING:
+                return IoUringServerSocketChannel.class;
+            default:
+                return NioServerSocketChannel.class;
+        }
+    }
+
+    static ByteBufAllocator allocator(AllocatorKind kind) {
+        return kind == AllocatorKind.ADAPTIVE ? AdaptiveHolder.INSTANCE : PooledByteBufAllocator.DEFAULT;
+    }
+
+    /** Shuts the group down if owned; completes at once for a borrowed group. */
+    CompletableFuture<Void> release(Duration timeout) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (!owned) {
+            done.complete(null);
+            return done;
+        }
+        group.shutdownGracefully(0, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)
+                .addListener(f -> done.complete(null));
+        return done;
+    }
+
+    private static final class AdaptiveHolder {
+        static final ByteBufAllocator INSTANCE = new AdaptiveByteBufAllocator();
+    }
+}

@@ -1,0 +1,298 @@
+package dev.sluice.transport.netty;
+
+import dev.sluice.transport.ClientTransport;
+import dev.sluice.transport.ConnectFailedException;
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.TransportClosedException;
+import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.codec.Codec;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client holding one connection to one server. When the connection is lost (or the first connect fails) it
+ * reconnects with exponential backoff until {@link #close()}, which cancels any pending attempt. Every message
+ * queued on a lost connection fails at once with {@link ConnectionClosedException}.
+ *
+ * <p>Threads: public methods are thread-safe; connection bookkeeping runs under this object's monitor, and
+ * reconnect attempts are scheduled on the event loop (nothing blocks the loop).
+ */
+public final class NettyClientTransport implements ClientTransport {
+    private static final Logger log = LoggerFactory.getLogger(NettyClientTransport.class);
+
+    private final InetSocketAddress remote;
+    private final TransportOptions options;
+    private final EventLoops loops;
+    private final Bootstrap bootstrap;
+
+    private volatile NettyConnection current;
+    private CompletableFuture<Connection> pending; // guarded by this
+    private ScheduledFuture<?> reconnectTask; // guarded by this
+    private long backoffMillis; // guarded by this
+    private volatile boolean closed;
+    private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+
+    private NettyClientTransport(Builder b) {
+        this.remote = b.remote;
+        this.options = b.options;
+        this.loops = b.loops != null ? b.loops
+                : EventLoops.create(options.nativeTransport(), options.ioThreads(), "sluice-client");
+        this.backoffMillis = options.reconnectInitialBackoff().toMillis();
+        Codec codec = b.codec;
+        TransportHandler handler = b.handler;
+        SslContext ssl = b.ssl;
+        this.bootstrap = new Bootstrap()
+                .group(loops.group())
+                .channel(loops.socketChannelClass())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.ALLOCATOR, EventLoops.allocator(options.allocator()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                        options.writeBufferLowWaterMark(), options.writeBufferHighWaterMark()))
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ChannelSetup.init(ch, options, codec, handler, ssl, remote.getHostString(), remote.getPort(),
+                                () -> connectionLost(ch));
+                    }
+                });
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public Connection connection() {
+        NettyConnection c = current;
+        if (c != null && c.isActive()) {
+            return c;
+        }
+        if (closed) {
+            throw new TransportClosedException("Client to " + remote + " is closed");
+        }
+        throw new ConnectionClosedException("Not sent: not connected to " + remote
+                + (options.reconnect() ? " (reconnecting)" : "") + "; retry later or on another server");
+    }
+
+    @Override
+    public boolean isConnected() {
+        NettyConnection c = current;
+        return c != null && c.isActive();
+    }
+
+    /** The event loops this client runs on. */
+    public EventLoops eventLoops() {
+        return loops;
+    }
+
+    @Override
+    public synchronized CompletableFuture<Connection> connect() {
+        if (closed) {
+            return CompletableFuture.failedFuture(new TransportClosedException("Client to " + remote + " is closed"));
+        }
+        NettyConnection c = current;
+        if (c != null && c.isActive()) {
+            return CompletableFuture.completedFuture(c);
+        }
+        if (pending != null) {
+            return pending;
+        }
+        CompletableFuture<Connection> attempt = new CompletableFuture<>();
+        pending = attempt;
+        if (reconnectTask != null) {
+            reconnectTask.cancel(false);
+            reconnectTask = null;
+        }
+        ChannelFuture f = bootstrap.connect(remote);
+        f.addListener(done -> onConnectDone(f, attempt));
+        return attempt;
+    }
+
+    private void onConnectDone(ChannelFuture f, CompletableFuture<Connection> attempt) {
+        synchronized (this) {
+            pending = null;
+            if (f.isSuccess()) {
+                NettyConnection c = NettyConnection.of(f.channel());
+                if (closed) {
+                    c.closeNow();
+                    attempt.completeExceptionally(new TransportClosedException("Client to " + remote + " is closed"));
+                    return;
+                }
+                current = c;
+                backoffMillis = options.reconnectInitialBackoff().toMillis();
+                attempt.complete(c);
+                return;
+            }
+            ConnectFailedException failure = new ConnectFailedException("Could not connect to " + remote
+                    + " within " + options.connectTimeout().toMillis() + " ms: " + f.cause(), f.cause());
+            attempt.completeExceptionally(failure);
+            scheduleReconnect();
+        }
+    }
+
+    /** Runs on the event loop when a connection of this client closes. */
+    private void connectionLost(Channel ch) {
+        synchronized (this) {
+            NettyConnection c = current;
+            if (c == null || c.channel() != ch) {
+                return;
+            }
+            current = null;
+            scheduleReconnect();
+        }
+    }
+
+    private void scheduleReconnect() {
+        assert Thread.holdsLock(this);
+        if (closed || !options.reconnect() || reconnectTask != null || pending != null) {
+            return;
+        }
+        long delay = backoffMillis;
+        backoffMillis = Math.min(options.reconnectMaxBackoff().toMillis(), backoffMillis * 2);
+        log.debug("Reconnecting to {} in {} ms", remote, delay);
+        try {
+            reconnectTask = loops.group().next().schedule(() -> {
+                synchronized (NettyClientTransport.this) {
+                    reconnectTask = null;
+                }
+                connect();
+            }, delay, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            log.debug("Could not schedule reconnect to {}", remote, e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Connection> reconnect() {
+        NettyConnection c;
+        synchronized (this) {
+            c = current;
+            current = null;
+        }
+        if (c == null) {
+            return connect();
+        }
+        return c.close().handle((v, t) -> null).thenCompose(v -> connect());
+    }
+
+    @Override
+    public CompletableFuture<Void> closeAsync() {
+        NettyConnection c;
+        synchronized (this) {
+            if (closed) {
+                return closeFuture;
+            }
+            closed = true;
+            if (reconnectTask != null) {
+                reconnectTask.cancel(false);
+                reconnectTask = null;
+            }
+            c = current;
+            current = null;
+        }
+        CompletableFuture<Void> connClosed = c == null ? CompletableFuture.completedFuture(null)
+                : c.close().completeOnTimeout(null, 3, TimeUnit.SECONDS);
+        connClosed.thenCompose(v -> {
+            if (c != null) {
+                c.closeNow();
+            }
+            return loops.release(Duration.ofSeconds(2));
+        }).whenComplete((v, t) -> closeFuture.complete(null));
+        return closeFuture;
+    }
+
+    @Override
+    public void close() {
+        try {
+            closeAsync().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Client to {} did not close cleanly", remote, e);
+        }
+    }
+
+    /** Builder for a client; {@link #build()} starts connecting unless {@link #lazy()}. */
+    public static final class Builder {
+        private InetSocketAddress remote;
+        private TransportOptions options = TransportOptions.defaults();
+        private Codec codec;
+        private TransportHandler handler;
+        private EventLoops loops;
+        private SslContext ssl;
+
+        private Builder() {
+        }
+
+        public Builder remote(InetSocketAddress remote) {
+            this.remote = Objects.requireNonNull(remote, "remote");
+            return this;
+        }
+
+        public Builder remote(String host, int port) {
+            return remote(new InetSocketAddress(host, port));
+        }
+
+        public Builder options(TransportOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        public Builder codec(Codec codec) {
+            this.codec = Objects.requireNonNull(codec, "codec");
+            return this;
+        }
+
+        public Builder handler(TransportHandler handler) {
+            this.handler = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /** Runs on a group the caller owns; by default the client creates and owns one. */
+        public Builder eventLoops(EventLoops loops) {
+            this.loops = loops;
+            return this;
+        }
+
+        /** A client {@link SslContext}; the server certificate must match the host name dialled. */
+        public Builder tls(SslContext clientContext) {
+            if (clientContext != null && !clientContext.isClient()) {
+                throw new IllegalArgumentException("a client needs a client SslContext (SslContextBuilder.forClient)");
+            }
+            this.ssl = clientContext;
+            return this;
+        }
+
+        /** Creates the client without connecting; call {@link NettyClientTransport#connect()}. */
+        public NettyClientTransport build() {
+            Objects.requireNonNull(remote, "remote address is required");
+            Objects.requireNonNull(codec, "codec is required");
+            Objects.requireNonNull(handler, "handler is required");
+            return new NettyClientTransport(this);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.sluice.transport.netty;
+
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.codec.FrameEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * A {@link Connection} over one Netty channel. {@link #send} runs on the caller's thread: it allocates a pooled
+ * buffer, lets the protocol's encoder fill it, and hands it to the channel's {@link WriteQueue}. Thread-safe.
+ */
+public final class NettyConnection implements Connection {
+    static final AttributeKey<NettyConnection> KEY = AttributeKey.valueOf("sluice.connection");
+
+    private final Channel channel;
+    private final FrameEncoder encoder;
+    private final WriteQueue writeQueue;
+    private final ConcurrentMap<String, Object> attributes = new ConcurrentHashMap<>(4);
+    private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+
+    NettyConnection(Channel channel, FrameEncoder encoder, TransportOptions options) {
+        this.channel = channel;
+        this.encoder = encoder;
+        this.writeQueue = new WriteQueue(channel, options.drainMaxMessages(), options.drainMaxBytes(),
+                options.pendingBytesCap());
+        channel.closeFuture().addListener(f -> closeFuture.complete(null));
+    }
+
+    /** The connection bound to {@code channel}, or null. */
+    public static NettyConnection of(Channel channel) {
+        return channel.attr(KEY).get();
+    }
+
+    /**
+     * Encodes {@code message} into a pooled buffer on this thread and queues it. A {@link ByteBuf} message is
+     * taken as an already encoded frame (ownership passes to the connection).
+     */
+    @Override
+    public void send(Object message, WriteListener listener) {
+        if (message instanceof ByteBuf) {
+            writeQueue.enqueue((ByteBuf) message, listener);
+            return;
+        }
+        if (!channel.isActive()) {
+            throw new ConnectionClosedException("Not sent: connection to " + channel.remoteAddress()
+                    + " is closed; retry on another connection");
+        }
+        ByteBuf buf = channel.alloc().ioBuffer(encoder.sizeHint(message));
+        try {
+            encoder.encode(message, buf);
+        } catch (Throwable t) {
+            buf.release();
+            throw t;
+        }
+        writeQueue.enqueue(buf, listener);
+    }
+
+    @Override
+    public boolean isActive() {
+        return channel.isActive();
+    }
+
+    @Override
+    public long pendingBytes() {
+        return writeQueue.pendingBytes();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) channel.remoteAddress();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public Object attribute(String key) {
+        return attributes.get(key);
+    }
+
+    @Override
+    public Object attribute(String key, Object value) {
+        return value == null ? attributes.remove(key) : attributes.put(key, value);
+    }
+
+    @Override
+    public CompletableFuture<Void> close() {
+        if (channel.isActive()) {
+            writeQueue.enqueueClose();
+        } else {
+            channel.close();
+        }
+        return closeFuture;
+    }
+
+    /** Closes at once, failing whatever is still queued. */
+    public CompletableFuture<Void> closeNow() {
+        channel.close();
+        return closeFuture;
+    }
+
+    @Override
+    public CompletableFuture<Void> closeFuture() {
+        return closeFuture;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    WriteQueue writeQueue() {
+        return writeQueue;
+    }
+
+    @Override
+    public String toString() {
+        return "NettyConnection[" + channel.localAddress() + " -> " + channel.remoteAddress()
+                + (channel.isActive() ? "" : ", closed") + "]";
+    }
+}
