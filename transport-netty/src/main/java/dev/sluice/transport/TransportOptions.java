@@ -22,6 +22,7 @@ public final class TransportOptions {
     private final long pendingBytesCap;
     private final int drainMaxMessages;
     private final int drainMaxBytes;
+    private final BatchWrite batchWrite;
     private final NativeTransport nativeTransport;
     private final AllocatorKind allocator;
     private final boolean reconnect;
@@ -40,6 +41,7 @@ public final class TransportOptions {
         this.pendingBytesCap = b.pendingBytesCap;
         this.drainMaxMessages = b.drainMaxMessages;
         this.drainMaxBytes = b.drainMaxBytes;
+        this.batchWrite = b.batchWrite;
         this.nativeTransport = b.nativeTransport;
         this.allocator = b.allocator;
         this.reconnect = b.reconnect;
@@ -68,6 +70,7 @@ public final class TransportOptions {
         b.pendingBytesCap = pendingBytesCap;
         b.drainMaxMessages = drainMaxMessages;
         b.drainMaxBytes = drainMaxBytes;
+        b.batchWrite = batchWrite;
         b.nativeTransport = nativeTransport;
         b.allocator = allocator;
         b.reconnect = reconnect;
@@ -125,6 +128,11 @@ public final class TransportOptions {
         return drainMaxBytes;
     }
 
+    /** How a drained batch is written: one composite write (default) or one write per frame. */
+    public BatchWrite batchWrite() {
+        return batchWrite;
+    }
+
     public NativeTransport nativeTransport() {
         return nativeTransport;
     }
@@ -152,7 +160,7 @@ public final class TransportOptions {
                 + ", readerIdle=" + readerIdle + ", writerIdle=" + writerIdle + ", allIdle=" + allIdle
                 + ", payloadLimit=" + payloadLimit + ", waterMarks=" + writeBufferLowWaterMark + "/"
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
-                + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, native=" + nativeTransport
+                + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
                 + ", allocator=" + allocator + ", reconnect=" + reconnect + "}";
     }
 
@@ -169,6 +177,7 @@ public final class TransportOptions {
         private long pendingBytesCap = 64L * 1024 * 1024;
         private int drainMaxMessages = 128;
         private int drainMaxBytes = 256 * 1024;
+        private BatchWrite batchWrite = BatchWrite.COMPOSITE;
         private NativeTransport nativeTransport = NativeTransport.NIO;
         private AllocatorKind allocator = AllocatorKind.POOLED;
         private boolean reconnect = true;
@@ -235,6 +244,11 @@ public final class TransportOptions {
             }
             this.drainMaxMessages = maxMessages;
             this.drainMaxBytes = maxBytes;
+            return this;
+        }
+
+        public Builder batchWrite(BatchWrite mode) {
+            this.batchWrite = Objects.requireNonNull(mode, "batchWrite");
             return this;
         }
 

@@ -30,7 +30,7 @@ public final class NettyConnection implements Connection {
         this.channel = channel;
         this.encoder = encoder;
         this.writeQueue = new WriteQueue(channel, options.drainMaxMessages(), options.drainMaxBytes(),
-                options.pendingBytesCap());
+                options.pendingBytesCap(), options.batchWrite());
         channel.closeFuture().addListener(f -> closeFuture.complete(null));
     }
 

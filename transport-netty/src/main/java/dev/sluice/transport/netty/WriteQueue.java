@@ -1,5 +1,6 @@
 package dev.sluice.transport.netty;
 
+import dev.sluice.transport.BatchWrite;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.WriteListener;
@@ -53,18 +54,20 @@ public final class WriteQueue {
     private final int maxMessages;
     private final int maxBytes;
     private final long pendingBytesCap;
+    private final boolean gather;
 
     /** Set by {@link #enqueueClose}: no new messages are accepted, queued ones are still written. */
     private volatile boolean closing;
     /** Set once the channel is closed: everything queued fails with this cause. */
     private volatile Throwable closedCause;
 
-    public WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap) {
-        this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap);
+    public WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite) {
+        this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite);
     }
 
     /** For tests: a queue whose drain runs on {@code loop} (which may reject it). */
-    WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap) {
+    WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
+               BatchWrite batchWrite) {
         if (maxMessages < 1 || maxBytes < 1 || pendingBytesCap < 1) {
             throw new IllegalArgumentException("WriteQueue needs positive bounds, got " + maxMessages + " messages, "
                     + maxBytes + " bytes, cap " + pendingBytesCap);
@@ -74,6 +77,7 @@ public final class WriteQueue {
         this.maxMessages = maxMessages;
         this.maxBytes = maxBytes;
         this.pendingBytesCap = pendingBytesCap;
+        this.gather = batchWrite == BatchWrite.GATHER;
     }
 
     /**
@@ -254,8 +258,10 @@ public final class WriteQueue {
     }
 
     private void writeBatch(ByteBuf[] bufs, WriteListener[] listeners, int count) {
-        if (count == 1) {
-            writeOne(bufs[0], listeners[0]);
+        if (count == 1 || gather) {
+            for (int i = 0; i < count; i++) {
+                writeOne(bufs[i], listeners[i]);
+            }
             return;
         }
         CompositeByteBuf batch = channel.alloc().compositeDirectBuffer(count);

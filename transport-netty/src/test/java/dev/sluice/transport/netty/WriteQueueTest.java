@@ -89,6 +89,22 @@ class WriteQueueTest {
     }
 
     @Test
+    void gatherModeWritesEachFrameButStillFlushesOncePerBatch() throws Exception {
+        LocalPair p = open(TransportOptions.builder().batchWrite(dev.sluice.transport.BatchWrite.GATHER).build());
+        CountDownLatch gate = p.blockLoop();
+        List<Probe> probes = enqueue(p, 20, 0);
+        gate.countDown();
+        p.awaitReceived(20);
+        p.sync();
+        assertEquals(20, p.recorder.writes.get());
+        assertEquals(1, p.recorder.flushes.get());
+        for (Probe probe : probes) {
+            assertTrue(probe.written.await(5, TimeUnit.SECONDS));
+        }
+        assertInOrder(p, 20);
+    }
+
+    @Test
     void fullChunkPlusTenIsTwoFlushes() throws Exception {
         LocalPair p = open();
         CountDownLatch gate = p.blockLoop();
@@ -207,7 +223,7 @@ class WriteQueueTest {
         deadLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
         EmbeddedChannel channel = new EmbeddedChannel();
         try {
-            WriteQueue q = new WriteQueue(channel, deadLoop, 128, 1 << 20, 1 << 20);
+            WriteQueue q = new WriteQueue(channel, deadLoop, 128, 1 << 20, 1 << 20, dev.sluice.transport.BatchWrite.COMPOSITE);
             ByteBuf frame = TestFrames.frame(ALLOC, 0, 0, 0);
             Probe probe = new Probe();
             q.enqueue(frame, probe);
