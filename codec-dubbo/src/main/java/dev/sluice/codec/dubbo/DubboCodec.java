@@ -1,0 +1,93 @@
+package dev.sluice.codec.dubbo;
+
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.codec.Codec;
+import dev.sluice.transport.codec.FrameDecoder;
+import java.util.Objects;
+
+/**
+ * The Dubbo {@code dubbo} protocol with fastjson2 bodies, as a transport {@link Codec}: one shared
+ * {@link DubboEncoder} (any thread) and a fresh {@link DubboDecoder} per connection (its event loop only).
+ *
+ * <pre>{@code
+ * ClassAllowlist allowlist = ClassAllowlist.strict();
+ * InterfaceTypeResolver services = new InterfaceTypeResolver(allowlist).register(UserService.class, null);
+ * DubboCodec codec = DubboCodec.builder().allowlist(allowlist).resolver(services).build();
+ * }</pre>
+ *
+ * Immutable and thread-safe.
+ */
+public final class DubboCodec implements Codec {
+    private final int payloadLimit;
+    private final ClassAllowlist allowlist;
+    private final DubboTypeResolver resolver;
+    private final DubboEncoder encoder;
+
+    private DubboCodec(Builder b) {
+        this.payloadLimit = b.payloadLimit;
+        this.allowlist = b.allowlist != null ? b.allowlist : ClassAllowlist.strict();
+        this.resolver = b.resolver;
+        this.encoder = new DubboEncoder(payloadLimit);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public DubboEncoder encoder() {
+        return encoder;
+    }
+
+    @Override
+    public FrameDecoder newDecoder() {
+        return new DubboDecoder(payloadLimit, allowlist, resolver);
+    }
+
+    public int payloadLimit() {
+        return payloadLimit;
+    }
+
+    public ClassAllowlist allowlist() {
+        return allowlist;
+    }
+
+    public DubboTypeResolver resolver() {
+        return resolver;
+    }
+
+    /** Options of a {@link DubboCodec}; not thread-safe, build once. */
+    public static final class Builder {
+        private int payloadLimit = TransportOptions.DEFAULT_PAYLOAD_LIMIT;
+        private ClassAllowlist allowlist;
+        private DubboTypeResolver resolver = DubboTypeResolver.NONE;
+
+        private Builder() {
+        }
+
+        /**
+         * The largest body in bytes, both ways (Dubbo's {@code payload}, default 8 MiB); ≤ 0 disables the check.
+         * Set the same value on both peers.
+         */
+        public Builder payloadLimit(int bytes) {
+            this.payloadLimit = bytes;
+            return this;
+        }
+
+        /** The deserialization allowlist; default a {@link ClassAllowlist#strict()} with only the JDK set. */
+        public Builder allowlist(ClassAllowlist allowlist) {
+            this.allowlist = Objects.requireNonNull(allowlist, "allowlist");
+            return this;
+        }
+
+        /** Parameter and return types; default {@link DubboTypeResolver#NONE}. */
+        public Builder resolver(DubboTypeResolver resolver) {
+            this.resolver = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        public DubboCodec build() {
+            return new DubboCodec(this);
+        }
+    }
+}

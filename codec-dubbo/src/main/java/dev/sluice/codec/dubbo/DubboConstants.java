@@ -1,0 +1,132 @@
+package dev.sluice.codec.dubbo;
+
+/**
+ * Numbers of the Dubbo {@code dubbo} protocol as Dubbo 3.3.6 puts them on the wire (dubbo-wire.md §1, §3). Pure
+ * constants; safe from any thread.
+ */
+public final class DubboConstants {
+    /** Frame magic, {@code 0xDABB}, big-endian in bytes 0–1. */
+    public static final short MAGIC = (short) 0xdabb;
+    public static final byte MAGIC_HIGH = (byte) 0xda;
+    public static final byte MAGIC_LOW = (byte) 0xbb;
+    /** Length of the fixed frame header. */
+    public static final int HEADER_LENGTH = 16;
+
+    /** Flag bit: the frame is a request (else a response). */
+    public static final int FLAG_REQUEST = 0x80;
+    /** Flag bit: the request expects a response. Dubbo never sets it on responses. */
+    public static final int FLAG_TWO_WAY = 0x40;
+    /** Flag bit: an event (heartbeat, readonly "R", writeable "W"). */
+    public static final int FLAG_EVENT = 0x20;
+    /** The low five bits of the flag byte: the serialization id. */
+    public static final int SERIALIZATION_MASK = 0x1f;
+
+    /** Serialization id of hessian2 (Dubbo's default; we speak it only for events and error texts). */
+    public static final byte SERIALIZATION_HESSIAN2 = 2;
+    /** Serialization id of fastjson2 (JSONB items). */
+    public static final byte SERIALIZATION_FASTJSON2 = 23;
+
+    public static final byte STATUS_OK = 20;
+    public static final byte STATUS_CLIENT_TIMEOUT = 30;
+    public static final byte STATUS_SERVER_TIMEOUT = 31;
+    public static final byte STATUS_CHANNEL_INACTIVE = 35;
+    public static final byte STATUS_SERIALIZATION_ERROR = 25;
+    public static final byte STATUS_BAD_REQUEST = 40;
+    public static final byte STATUS_BAD_RESPONSE = 50;
+    public static final byte STATUS_SERVICE_NOT_FOUND = 60;
+    public static final byte STATUS_SERVICE_ERROR = 70;
+    public static final byte STATUS_SERVER_ERROR = 80;
+    public static final byte STATUS_CLIENT_ERROR = 90;
+    public static final byte STATUS_SERVER_THREADPOOL_EXHAUSTED = 100;
+
+    /** Response result flag (first body item of a status-20 response, a JSONB Byte). */
+    public static final byte RESPONSE_WITH_EXCEPTION = 0;
+    public static final byte RESPONSE_VALUE = 1;
+    public static final byte RESPONSE_NULL_VALUE = 2;
+    public static final byte RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS = 3;
+    public static final byte RESPONSE_VALUE_WITH_ATTACHMENTS = 4;
+    public static final byte RESPONSE_NULL_VALUE_WITH_ATTACHMENTS = 5;
+
+    /** The protocol version a Dubbo 3.3 consumer writes as body field 0 (not the release version). */
+    public static final String DUBBO_PROTOCOL_VERSION = "2.0.2";
+    /** The service version a consumer with no version configured sends. */
+    public static final String DEFAULT_SERVICE_VERSION = "0.0.0";
+    /** Event data of the readonly event a server sends on graceful shutdown. */
+    public static final String READONLY_EVENT = "R";
+    /** Event data of the writeable event that cancels a readonly one. */
+    public static final String WRITEABLE_EVENT = "W";
+    /** Dubbo rejects non-heartbeat event bodies longer than this ({@code deserialization.event.size}). */
+    public static final int MAX_EVENT_BODY = 15;
+
+    /** Attachment keys a Dubbo consumer sends. */
+    public static final String ATTACHMENT_PATH = "path";
+    public static final String ATTACHMENT_INTERFACE = "interface";
+    public static final String ATTACHMENT_VERSION = "version";
+    public static final String ATTACHMENT_GROUP = "group";
+    public static final String ATTACHMENT_TIMEOUT = "timeout";
+    /** The key a provider always adds to response attachments, with {@link #DUBBO_PROTOCOL_VERSION}. */
+    public static final String ATTACHMENT_DUBBO = "dubbo";
+
+    private DubboConstants() {
+    }
+
+    /** The name of a status for messages, e.g. {@code "BAD_REQUEST(40)"}. */
+    public static String statusName(int status) {
+        String name;
+        switch (status) {
+            case STATUS_OK: name = "OK"; break;
+            case STATUS_SERIALIZATION_ERROR: name = "SERIALIZATION_ERROR"; break;
+            case STATUS_CLIENT_TIMEOUT: name = "CLIENT_TIMEOUT"; break;
+            case STATUS_SERVER_TIMEOUT: name = "SERVER_TIMEOUT"; break;
+            case STATUS_CHANNEL_INACTIVE: name = "CHANNEL_INACTIVE"; break;
+            case STATUS_BAD_REQUEST: name = "BAD_REQUEST"; break;
+            case STATUS_BAD_RESPONSE: name = "BAD_RESPONSE"; break;
+            case STATUS_SERVICE_NOT_FOUND: name = "SERVICE_NOT_FOUND"; break;
+            case STATUS_SERVICE_ERROR: name = "SERVICE_ERROR"; break;
+            case STATUS_SERVER_ERROR: name = "SERVER_ERROR"; break;
+            case STATUS_CLIENT_ERROR: name = "CLIENT_ERROR"; break;
+            case STATUS_SERVER_THREADPOOL_EXHAUSTED: name = "SERVER_THREADPOOL_EXHAUSTED_ERROR"; break;
+            default: name = "UNKNOWN";
+        }
+        return name + "(" + status + ")";
+    }
+
+    /**
+     * Whether a request carrying this protocol version (body field 0) gets response attachments (result flags
+     * 3/4/5): Dubbo's {@code Version.isSupportResponseAttachment}, true for versions 2.0.2 to 2.0.99.
+     */
+    public static boolean supportsResponseAttachments(String dubboVersion) {
+        if (dubboVersion == null || dubboVersion.isEmpty()) {
+            return false;
+        }
+        int v = versionNumber(dubboVersion);
+        return v >= 2_00_02_00 && v <= 2_00_99_00;
+    }
+
+    /** "2.0.2" → 2000200 (each of up to four dotted parts is two decimal digits); -1 when not numeric. */
+    private static int versionNumber(String version) {
+        String[] parts = version.split("\\.");
+        if (parts.length < 1 || parts.length > 4) {
+            return -1;
+        }
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+            int part = 0;
+            if (i < parts.length) {
+                String p = parts[i];
+                if (p.isEmpty() || p.length() > 2) {
+                    return -1;
+                }
+                for (int j = 0; j < p.length(); j++) {
+                    char c = p.charAt(j);
+                    if (c < '0' || c > '9') {
+                        return -1;
+                    }
+                    part = part * 10 + (c - '0');
+                }
+            }
+            v = v * 100 + part;
+        }
+        return v;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.sluice.codec.dubbo;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Type;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The server half of {@link DubboTypeResolver} for services exported from Java interfaces: maps
+ * (path, version, method, descriptor) to the method's generic parameter types, and registers each interface with a
+ * {@link ClassAllowlist} so its types may be deserialized. Versions {@code null}, {@code ""}, {@code "0.0.0"} and
+ * {@code "*"} are the same unversioned service, as for Dubbo. Thread-safe: register at any time; lookups are
+ * lock-free. {@link #returnType} always answers {@code null}.
+ */
+public final class InterfaceTypeResolver implements DubboTypeResolver {
+    private final ClassAllowlist allowlist;
+    private final Map<String, Exported> methods = new ConcurrentHashMap<>();
+
+    private static final class Exported {
+        final Method method;
+        final Type[] parameterTypes;
+
+        Exported(Method method) {
+            this.method = method;
+            this.parameterTypes = method.getGenericParameterTypes();
+        }
+    }
+
+    public InterfaceTypeResolver(ClassAllowlist allowlist) {
+        this.allowlist = allowlist;
+    }
+
+    /** Exports the interface under its FQCN as path. */
+    public InterfaceTypeResolver register(Class<?> serviceInterface, String serviceVersion) {
+        return register(serviceInterface.getName(), serviceVersion, serviceInterface);
+    }
+
+    /** Exports the interface under {@code servicePath}. */
+    public InterfaceTypeResolver register(String servicePath, String serviceVersion, Class<?> serviceInterface) {
+        if (!serviceInterface.isInterface()) {
+            throw new IllegalArgumentException(serviceInterface + " is not an interface");
+        }
+        allowlist.register(serviceInterface);
+        for (Method m : serviceInterface.getMethods()) {
+            if (m.getDeclaringClass() == Object.class || Modifier.isStatic(m.getModifiers())) {
+                continue;
+            }
+            methods.put(key(servicePath, serviceVersion, m.getName(), DubboDescriptors.desc(m)), new Exported(m));
+        }
+        return this;
+    }
+
+    /** The exported method for a request's target, or {@code null}. */
+    public Method method(String servicePath, String serviceVersion, String methodName, String parameterTypesDesc) {
+        Exported e = methods.get(key(servicePath, serviceVersion, methodName, parameterTypesDesc));
+        return e == null ? null : e.method;
+    }
+
+    @Override
+    public Type[] parameterTypes(String servicePath, String serviceVersion, String methodName,
+            String parameterTypesDesc) {
+        Exported e = methods.get(key(servicePath, serviceVersion, methodName, parameterTypesDesc));
+        // Shared array: the decoder only reads it.
+        return e == null ? null : e.parameterTypes;
+    }
+
+    @Override
+    public Type returnType(long requestId) {
+        return null;
+    }
+
+    private static String key(String path, String version, String method, String desc) {
+        String v = version == null || version.isEmpty() || "*".equals(version) ? DubboConstants.DEFAULT_SERVICE_VERSION
+                : version;
+        return path + ':' + v + '#' + method + '(' + desc + ')';
+    }
+}

@@ -1,0 +1,18 @@
+/**
+ * Apache Dubbo's {@code dubbo} wire protocol with fastjson2 (JSONB) bodies, byte-compatible with Dubbo 3.3.6
+ * (see {@code docs/dubbo-wire.md}).
+ *
+ * <ul>
+ *   <li>Messages: {@link dev.sluice.codec.dubbo.DubboRequest} (invocations, heartbeats, readonly/writeable events,
+ *       broken requests to answer), {@link dev.sluice.codec.dubbo.DubboResponse} (results, errors, heartbeat
+ *       responses), call targets {@link dev.sluice.codec.dubbo.DubboMethod}.</li>
+ *   <li>Codec: {@link dev.sluice.codec.dubbo.DubboCodec} (built with payload limit, allowlist, type resolver) hands
+ *       the transport a shared {@link dev.sluice.codec.dubbo.DubboEncoder} (caller threads) and a
+ *       {@link dev.sluice.codec.dubbo.DubboDecoder} per connection (its event loop).</li>
+ *   <li>Security: {@link dev.sluice.codec.dubbo.ClassAllowlist}, STRICT: only classes reachable from registered
+ *       service interfaces and a small JDK set are deserialized.</li>
+ *   <li>Types: {@link dev.sluice.codec.dubbo.DubboTypeResolver}, {@link dev.sluice.codec.dubbo.InterfaceTypeResolver},
+ *       {@link dev.sluice.codec.dubbo.DubboDescriptors}.</li>
+ * </ul>
+ */
+package dev.sluice.codec.dubbo;
