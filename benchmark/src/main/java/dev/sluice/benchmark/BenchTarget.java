@@ -1,0 +1,48 @@
+package dev.sluice.benchmark;
+
+import org.apache.dubbo.benchmark.service.UserService;
+
+/**
+ * One system under test: a server side (run in its own JVM by {@link dev.sluice.benchmark.server.ServerMain}) and a
+ * client side (run inside the JMH fork by {@link UserServiceBenchmark}). This is the extension point: implement it and
+ * register it in {@link Targets}.
+ *
+ * <p>Both sides must serve / call dubbo-benchmark's {@link UserService} with the data of {@code UserServiceServerImpl}
+ * (a target that cannot, like {@code raw}, may return canned results, but must still move the real bytes).
+ */
+public interface BenchTarget {
+
+    /** Name used on the command line, in results and in the chart, e.g. {@code dubbo-netty4}. */
+    String name();
+
+    /** One line for {@code --list} and the report. */
+    String description();
+
+    /**
+     * Why this target cannot run with the classes on this classpath, or {@code null} if it can. Checked by the
+     * orchestrator before any JVM is started, so it must be cheap and must not start anything.
+     */
+    default String unavailableReason() {
+        return null;
+    }
+
+    /**
+     * Runs in the server JVM. Serves {@code UserServiceServerImpl} on {@code host:port} and returns only once the
+     * server accepts connections. Closing the handle stops the server.
+     */
+    AutoCloseable startServer(String host, int port) throws Exception;
+
+    /**
+     * Runs in the JMH client JVM, once per trial. The returned client is shared by all benchmark threads, like the
+     * single Spring-managed reference of dubbo-benchmark's client.
+     */
+    Client connect(String host, int port) throws Exception;
+
+    /** A connected client. {@link #service()} must be thread-safe. */
+    interface Client extends AutoCloseable {
+        UserService service();
+
+        @Override
+        void close() throws Exception;
+    }
+}

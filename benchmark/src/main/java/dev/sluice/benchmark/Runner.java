@@ -1,0 +1,422 @@
+package dev.sluice.benchmark;
+
+import dev.sluice.benchmark.report.Report;
+import dev.sluice.benchmark.report.Row;
+import dev.sluice.benchmark.report.SvgChart;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatFactory;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+import org.openjdk.jmh.util.Statistics;
+
+/**
+ * Runs the dubbo-benchmark comparison: for each target, starts its server JVM ({@link ServerProcess}), runs
+ * {@link UserServiceBenchmark} through the JMH API in a forked client JVM for each thread count, then writes
+ * {@code jmh-result.json}, {@code summary.json}, {@code summary.md} and {@code chart.svg} and prints the table.
+ * Usually started by {@code bench.sh}, which builds the jar and provides a network namespace.
+ */
+public final class Runner {
+
+    /** JVM start, Dubbo bootstrap and teardown of one JMH fork, for the time estimate. */
+    private static final int FORK_OVERHEAD_SECONDS = 4;
+
+    private Runner() {}
+
+    public static void main(String[] args) throws Exception {
+        // JMH reads this once, in a static initializer; JmhLock takes JMH's lock for the whole comparison instead.
+        System.setProperty("jmh.ignoreLock", "true");
+        Settings settings;
+        try {
+            settings = Settings.parse(args);
+        } catch (Settings.UsageException e) {
+            if (e.getMessage() != null) {
+                System.err.println("error: " + e.getMessage());
+            }
+            System.err.println(Settings.USAGE);
+            System.exit(e.getMessage() == null ? 0 : 2);
+            return;
+        }
+        System.exit(run(settings, System.out));
+    }
+
+    static int run(Settings s, PrintStream console) throws Exception {
+        if (s.list) {
+            for (String name : Targets.names()) {
+                BenchTarget t = Targets.get(name);
+                String reason = t.unavailableReason();
+                console.printf(Locale.ROOT, "%-13s %-11s %s%s%n", name, reason == null ? "available" : "pending",
+                        t.description(), reason == null ? "" : "\n              (" + reason + ")");
+            }
+            return 0;
+        }
+
+        List<BenchTarget> targets = new ArrayList<>();
+        if (s.targets == null) {
+            for (String name : Targets.names()) {
+                BenchTarget t = Targets.get(name);
+                if (t.unavailableReason() == null) {
+                    targets.add(t);
+                } else {
+                    console.println("skipping " + name + ": " + t.unavailableReason());
+                }
+            }
+        } else {
+            for (String name : s.targets) {
+                BenchTarget t;
+                try {
+                    t = Targets.get(name);
+                } catch (IllegalArgumentException e) {
+                    console.println("error: " + e.getMessage());
+                    return 2;
+                }
+                String reason = t.unavailableReason();
+                if (reason != null) {
+                    console.println("error: target " + name + " cannot run: " + reason);
+                    return 2;
+                }
+                targets.add(t);
+            }
+        }
+        if (targets.isEmpty()) {
+            console.println("error: no target to run");
+            return 2;
+        }
+
+        String host;
+        try {
+            host = s.host != null ? s.host : defaultHost();
+        } catch (IllegalStateException e) {
+            console.println("error: " + e.getMessage());
+            return 2;
+        }
+        Path out = s.out != null ? s.out
+                : Path.of("results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(out);
+
+        int perRun = s.methods.size() * s.modes.size();
+        int total = targets.size() * s.threads.size() * perRun;
+        long perBenchmark = (long) s.warmupIterations * s.warmupSeconds + (long) s.iterations * s.seconds
+                + FORK_OVERHEAD_SECONDS;
+
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put("date", LocalDateTime.now().toString());
+        meta.put("settings", s.describe());
+        meta.put("targets", String.join(",", targets.stream().map(BenchTarget::name).toList()));
+        meta.put("serverAddress", host);
+        meta.put("networkNamespace", System.getenv().getOrDefault("SLUICE_BENCH_NETNS", "no"));
+        meta.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
+        meta.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        meta.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+        meta.put("jvmFlags", String.join(" ", Settings.JVM_FLAGS));
+        meta.put("gitRevision", System.getenv().getOrDefault("SLUICE_BENCH_GIT_REV", "unknown"));
+
+        console.println("Sluice benchmark: " + s.describe());
+        console.printf(Locale.ROOT, "targets %s, server %s, %s cores, %s; JVMs: %s%n", meta.get("targets"), host,
+                meta.get("cores"), meta.get("jdk"), meta.get("jvmFlags"));
+        console.printf(Locale.ROOT, "%d JMH benchmarks, about %d min; results in %s%n", total,
+                Math.max(1, Math.round((total * perBenchmark + targets.size() * 5L) / 60.0)), out);
+
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        meta.put("loadAverageAtStart", String.format(Locale.ROOT, "%.2f", load));
+        if (load > Runtime.getRuntime().availableProcessors() * 0.5) {
+            console.printf(Locale.ROOT, "warning: load average %.2f on %d cores before starting: other processes"
+                    + " compete for the CPU, numbers will be noisy%n", load, Runtime.getRuntime().availableProcessors());
+        }
+
+        JmhLock jmhLock;
+        try {
+            jmhLock = JmhLock.acquire(Duration.ofMinutes(s.lockWaitMinutes), console);
+        } catch (IOException e) {
+            console.println("error: " + e.getMessage());
+            return 1;
+        }
+        List<RunResult> all = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        AtomicReference<ServerProcess> current = new AtomicReference<>();
+        Thread hook = new Thread(() -> {
+            ServerProcess p = current.get();
+            if (p != null) {
+                p.kill();
+            }
+        }, "kill-server");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        PrintStream stdout = System.out;
+        PrintStream stderr = System.err;
+        try (PrintStream jmhLog = new PrintStream(Files.newOutputStream(out.resolve("jmh.log")), true,
+                        StandardCharsets.UTF_8);
+                PrintStream clientLog = new PrintStream(Files.newOutputStream(out.resolve("client.log")), true,
+                        StandardCharsets.UTF_8)) {
+            // JMH copies the forked client JVM's stdout/stderr (Dubbo's logs) to System.out/err: send them to
+            // client.log, and to the console too with --verbose.
+            PrintStream forked = s.verbose ? new PrintStream(new Tee(clientLog, console), true, StandardCharsets.UTF_8)
+                    : clientLog;
+            System.setOut(forked);
+            System.setErr(forked);
+            ProgressFormat progress = new ProgressFormat(jmhLog, console, s.verbose, total, perBenchmark);
+            for (int i = 0; i < targets.size(); i++) {
+                BenchTarget target = targets.get(i);
+                int port = s.port + i;
+                int expectedDone = progress.done() + s.threads.size() * perRun;
+                progress.target(target.name());
+                progress.note("== " + target.name() + ": " + target.description());
+                clientLog.println("==== " + target.name());
+                ServerProcess server = null;
+                try {
+                    long t0 = System.nanoTime();
+                    server = ServerProcess.start(target.name(), host, port, out.resolve("server-" + target.name()
+                            + ".log"));
+                    current.set(server);
+                    server.awaitReady(host, port, Duration.ofSeconds(120));
+                    progress.note(String.format(Locale.ROOT, "   server ready on %s:%d after %d ms", host, port,
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)));
+                    for (int threads : s.threads) {
+                        if (!server.isAlive()) {
+                            throw new IOException("server died" + server.tail());
+                        }
+                        clientLog.println("==== " + target.name() + " threads=" + threads);
+                        try {
+                            Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
+                                    options(s, target.name(), host, port, threads), progress).run();
+                            all.addAll(results);
+                            if (results.size() < perRun) {
+                                failures.add(target.name() + " t=" + threads + ": " + (perRun - results.size())
+                                        + " benchmark(s) produced no result; see jmh.log");
+                            }
+                        } catch (RunnerException e) {
+                            String msg = target.name() + " t=" + threads + ": " + rootMessage(e);
+                            failures.add(msg);
+                            progress.note("   FAILED " + msg + " (see " + out.resolve("jmh.log") + ")");
+                        }
+                    }
+                } catch (Exception e) {
+                    String msg = target.name() + ": " + e.getMessage();
+                    failures.add(msg);
+                    progress.note("   FAILED " + msg);
+                } finally {
+                    if (server != null) {
+                        server.close();
+                        current.set(null);
+                    }
+                    progress.skipped(expectedDone - progress.done());
+                }
+            }
+        } finally {
+            jmhLock.close();
+            System.setOut(stdout);
+            System.setErr(stderr);
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+
+        List<String> order = new ArrayList<>(Targets.names());
+        String baseline = Targets.BASELINE;
+        Report report = new Report(rows(all), order, Settings.METHODS, baseline);
+        if (!all.isEmpty()) {
+            ResultFormatFactory.getInstance(ResultFormatType.JSON, out.resolve("jmh-result.json").toString())
+                    .writeOut(sorted(all));
+        }
+        Files.writeString(out.resolve("summary.json"), report.json(meta));
+        Files.writeString(out.resolve("chart.svg"), SvgChart.render(report,
+                "dubbo-benchmark UserService: " + meta.get("targets") + " (" + s.profile + ", " + meta.get("cores")
+                        + " cores, JDK " + Runtime.version().feature() + ")"));
+        Files.writeString(out.resolve("summary.md"), markdown(report, meta, targets, failures));
+
+        console.println();
+        console.println("Results (" + s.profile + "; ops/ms from Throughput mode, percentiles from SampleTime mode,"
+                + " B/op = client JVM allocation per call from the gc profiler):");
+        console.println();
+        console.print(report.text());
+        console.println("written: " + out.resolve("summary.md") + ", summary.json, jmh-result.json, chart.svg,"
+                + " jmh.log, client.log, server-*.log");
+        if (!failures.isEmpty()) {
+            console.println("FAILURES:");
+            failures.forEach(f -> console.println("  " + f));
+            return 1;
+        }
+        return all.isEmpty() ? 1 : 0;
+    }
+
+    /** Writes to two streams. */
+    private static final class Tee extends java.io.OutputStream {
+        private final java.io.OutputStream a;
+        private final java.io.OutputStream b;
+
+        Tee(java.io.OutputStream a, java.io.OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int v) throws IOException {
+            a.write(v);
+            b.write(v);
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws IOException {
+            a.write(buf, off, len);
+            b.write(buf, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            a.flush();
+            b.flush();
+        }
+    }
+
+    private static org.openjdk.jmh.runner.options.Options options(Settings s, String target, String host, int port,
+            int threads) {
+        ChainedOptionsBuilder b = new OptionsBuilder()
+                .include("^" + UserServiceBenchmark.class.getName().replace(".", "\\.") + "\\.("
+                        + String.join("|", s.methods) + ")$")
+                .param("target", target)
+                .param("host", host)
+                .param("port", String.valueOf(port))
+                .threads(threads)
+                .forks(1)
+                .warmupIterations(s.warmupIterations)
+                .warmupTime(TimeValue.seconds(s.warmupSeconds))
+                .measurementIterations(s.iterations)
+                .measurementTime(TimeValue.seconds(s.seconds))
+                .timeUnit(TimeUnit.MILLISECONDS)
+                .jvmArgs(Settings.JVM_FLAGS.toArray(new String[0]))
+                .shouldFailOnError(true)
+                .verbosity(VerboseMode.NORMAL);
+        for (String m : s.modes) {
+            b = b.mode("thrpt".equals(m) ? Mode.Throughput : Mode.SampleTime);
+        }
+        if (s.gc) {
+            b = b.addProfiler(GCProfiler.class);
+        }
+        return b.build();
+    }
+
+    private static List<RunResult> sorted(List<RunResult> all) {
+        List<RunResult> copy = new ArrayList<>(all);
+        Collections.sort(copy, (a, b) -> {
+            int c = Integer.compare(Targets.names().indexOf(a.getParams().getParam("target")),
+                    Targets.names().indexOf(b.getParams().getParam("target")));
+            if (c == 0) c = Integer.compare(a.getParams().getThreads(), b.getParams().getThreads());
+            if (c == 0) c = a.getParams().getBenchmark().compareTo(b.getParams().getBenchmark());
+            if (c == 0) c = a.getParams().getMode().compareTo(b.getParams().getMode());
+            return c;
+        });
+        return copy;
+    }
+
+    static List<Row> rows(Collection<RunResult> results) {
+        Map<String, Row> rows = new LinkedHashMap<>();
+        for (RunResult rr : results) {
+            BenchmarkParams p = rr.getParams();
+            String bench = p.getBenchmark();
+            String method = bench.substring(bench.lastIndexOf('.') + 1);
+            String target = p.getParam("target");
+            Row row = rows.computeIfAbsent(target + "/" + method + "/" + p.getThreads(),
+                    k -> new Row(target, method, p.getThreads()));
+            Result<?> primary = rr.getPrimaryResult();
+            double allocNorm = Double.NaN;
+            for (Map.Entry<String, Result> e : rr.getSecondaryResults().entrySet()) {
+                if (e.getKey().endsWith("gc.alloc.rate.norm")) {
+                    allocNorm = e.getValue().getScore();
+                }
+            }
+            if (p.getMode() == Mode.Throughput) {
+                row.opsPerMs = primary.getScore();
+                row.opsPerMsError = primary.getScoreError();
+                if (!Double.isNaN(allocNorm)) {
+                    row.bytesPerOp = allocNorm;
+                }
+            } else if (p.getMode() == Mode.SampleTime) {
+                Statistics st = primary.getStatistics();
+                row.p50Ms = st.getPercentile(50);
+                row.p99Ms = st.getPercentile(99);
+                row.p999Ms = st.getPercentile(99.9);
+                if (Double.isNaN(row.bytesPerOp)) {
+                    row.bytesPerOp = allocNorm;
+                }
+            }
+        }
+        return new ArrayList<>(rows.values());
+    }
+
+    private static String markdown(Report report, Map<String, String> meta, List<BenchTarget> targets,
+            List<String> failures) {
+        StringBuilder sb = new StringBuilder("# Sluice benchmark results\n\n");
+        for (Map.Entry<String, String> e : meta.entrySet()) {
+            sb.append("* ").append(e.getKey()).append(": `").append(e.getValue()).append("`\n");
+        }
+        sb.append("\nTargets:\n\n");
+        for (BenchTarget t : targets) {
+            sb.append("* `").append(t.name()).append("`: ").append(t.description()).append('\n');
+        }
+        sb.append("\nops/ms: JMH Throughput mode (± is JMH's 99.9% error). Percentiles: JMH SampleTime mode."
+                + " B/op: client JVM allocation per call (gc profiler, `gc.alloc.rate.norm`)."
+                + " The server runs in its own JVM; its allocation is not included.\n\n");
+        sb.append(report.markdown());
+        sb.append("![chart](chart.svg)\n");
+        if (!failures.isEmpty()) {
+            sb.append("\n## Failures\n\n");
+            failures.forEach(f -> sb.append("* ").append(f.replace("\n", " ")).append('\n'));
+        }
+        return sb.toString();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String m = t.getMessage() == null ? t.getClass().getName() : t.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    /** The first non-loopback, non-link-local IPv4 address that is up: what a Dubbo consumer would use. */
+    static String defaultHost() throws SocketException {
+        List<NetworkInterface> nics = Collections.list(NetworkInterface.getNetworkInterfaces());
+        for (NetworkInterface nic : nics) {
+            if (!nic.isUp() || nic.isLoopback()) {
+                continue;
+            }
+            for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+                if (a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                    return a.getHostAddress();
+                }
+            }
+        }
+        throw new IllegalStateException("this machine has no non-loopback IPv4 address; real Dubbo consumers are"
+                + " pathologically slow without one (dubbo-wire.md §9.11). Run through bench.sh, which creates a"
+                + " private network namespace, or pass --host.");
+    }
+}

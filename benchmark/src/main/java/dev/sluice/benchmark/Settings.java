@@ -1,0 +1,177 @@
+package dev.sluice.benchmark;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** Command-line settings of {@link Runner}. */
+final class Settings {
+
+    static final List<String> METHODS = List.of("createUser", "existUser", "getUser", "listUser");
+    static final List<String> MODES = List.of("thrpt", "sample");
+
+    /** The same flags for every server and client JVM, as dubbo-benchmark's benchmark.sh. */
+    static final List<String> JVM_FLAGS =
+            List.of("-Xmx1g", "-Xms1g", "-XX:MaxDirectMemorySize=1g", "-XX:+UseG1GC");
+
+    String profile = "short";
+    int warmupIterations;
+    int warmupSeconds;
+    int iterations;
+    int seconds;
+    List<Integer> threads;
+    List<String> targets; // null = every available target
+    List<String> methods = METHODS;
+    List<String> modes = MODES;
+    String host;
+    int port = 20880;
+    Path out;
+    boolean gc = true;
+    boolean verbose;
+    boolean list;
+    int lockWaitMinutes = 30;
+
+    static final String USAGE = String.join("\n",
+            "usage: Runner [--smoke | --short | --full] [options]",
+            "",
+            "profiles (default --short):",
+            "  --short            1 warm-up x 2 s + 3 x 2 s per benchmark and mode, threads 1,32",
+            "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32",
+            "  --smoke            CI check: no warm-up, 1 x 1 s, threads 32, throughput only",
+            "options:",
+            "  --targets a,b      targets to run (default: every available one); see --list",
+            "  --threads 1,8,32   client thread counts (one JMH run per target and count)",
+            "  --benchmarks a,b   subset of " + String.join(",", METHODS),
+            "  --modes thrpt,sample  JMH modes (throughput ops/ms, sample time p50/p99/p99.9)",
+            "  --warmup-iterations N  --warmup-time SECONDS  --iterations N  --time SECONDS",
+            "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
+            "  --port N           first server port (default 20880; target i uses port + i)",
+            "  --out DIR          results directory (default results/<timestamp>)",
+            "  --no-gc            skip the gc profiler (bytes/op)",
+            "  --verbose          show JMH's own output instead of one line per benchmark",
+            "  --lock-wait MIN    wait at most MIN minutes for another JMH run to finish (default 30)",
+            "  --list             list the targets and whether they can run here");
+
+    static Settings parse(String[] args) {
+        Settings s = new Settings();
+        String warmupIterations = null;
+        String warmupTime = null;
+        String iterations = null;
+        String time = null;
+        String threads = null;
+        String modes = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--smoke", "--short", "--full" -> s.profile = a.substring(2);
+                case "--targets" -> s.targets = split(value(args, ++i, a));
+                case "--threads" -> threads = value(args, ++i, a);
+                case "--benchmarks" -> s.methods = checked(split(value(args, ++i, a)), METHODS, a);
+                case "--modes" -> modes = value(args, ++i, a);
+                case "--warmup-iterations" -> warmupIterations = value(args, ++i, a);
+                case "--warmup-time" -> warmupTime = value(args, ++i, a);
+                case "--iterations" -> iterations = value(args, ++i, a);
+                case "--time" -> time = value(args, ++i, a);
+                case "--host" -> s.host = value(args, ++i, a);
+                case "--port" -> s.port = Integer.parseInt(value(args, ++i, a));
+                case "--out" -> s.out = Path.of(value(args, ++i, a));
+                case "--no-gc" -> s.gc = false;
+                case "--verbose" -> s.verbose = true;
+                case "--list" -> s.list = true;
+                case "--lock-wait" -> s.lockWaitMinutes = Integer.parseInt(value(args, ++i, a));
+                case "-h", "--help" -> throw new UsageException(null);
+                default -> throw new UsageException("unknown argument: " + a);
+            }
+        }
+        switch (s.profile) {
+            case "smoke" -> s.defaults(0, 1, 1, 1, "32", "thrpt");
+            case "full" -> s.defaults(3, 10, 3, 10, "32", "thrpt,sample");
+            default -> s.defaults(1, 2, 3, 2, "1,32", "thrpt,sample");
+        }
+        if (warmupIterations != null) s.warmupIterations = Integer.parseInt(warmupIterations);
+        if (warmupTime != null) s.warmupSeconds = Integer.parseInt(warmupTime);
+        if (iterations != null) s.iterations = Integer.parseInt(iterations);
+        if (time != null) s.seconds = Integer.parseInt(time);
+        if (threads != null) s.threads = parseThreads(threads);
+        if (modes != null) s.modes = checked(split(modes), MODES, "--modes");
+        if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1) {
+            throw new UsageException("iterations and times must be positive");
+        }
+        return s;
+    }
+
+    private void defaults(int wi, int wt, int mi, int mt, String threadList, String modeList) {
+        warmupIterations = wi;
+        warmupSeconds = wt;
+        iterations = mi;
+        seconds = mt;
+        threads = parseThreads(threadList);
+        modes = split(modeList);
+    }
+
+    private static List<Integer> parseThreads(String list) {
+        List<Integer> out = new ArrayList<>();
+        for (String t : split(list)) {
+            int n = Integer.parseInt(t);
+            if (n < 1) {
+                throw new UsageException("thread counts must be >= 1: " + list);
+            }
+            out.add(n);
+        }
+        return out;
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new UsageException(flag + " needs a value");
+        }
+        return args[i];
+    }
+
+    static List<String> split(String list) {
+        List<String> out = new ArrayList<>();
+        for (String p : list.split(",")) {
+            if (!p.isBlank()) {
+                out.add(p.trim());
+            }
+        }
+        if (out.isEmpty()) {
+            throw new UsageException("empty list: '" + list + "'");
+        }
+        return out;
+    }
+
+    private static List<String> checked(List<String> values, List<String> allowed, String flag) {
+        for (String v : values) {
+            if (!allowed.contains(v)) {
+                throw new UsageException(flag + ": unknown '" + v + "', expected one of " + allowed);
+            }
+        }
+        // canonical order
+        List<String> out = new ArrayList<>(allowed);
+        out.retainAll(values);
+        return out;
+    }
+
+    String describe() {
+        return String.format(Locale.ROOT,
+                "profile %s: %d warm-up x %d s + %d x %d s, forks 1, threads %s, modes %s, benchmarks %s, gc %s",
+                profile, warmupIterations, warmupSeconds, iterations, seconds, threads, modes, methods,
+                gc ? "on" : "off");
+    }
+
+    static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return describe() + " " + Arrays.asList(host, port, out);
+    }
+}

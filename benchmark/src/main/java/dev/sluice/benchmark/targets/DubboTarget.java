@@ -1,0 +1,153 @@
+package dev.sluice.benchmark.targets;
+
+import dev.sluice.benchmark.BenchTarget;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Enumeration;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.dubbo.benchmark.service.UserService;
+import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ConsumerConfig;
+import org.apache.dubbo.config.ProtocolConfig;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.config.ServiceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+
+/**
+ * A real Dubbo 3.3.6 provider and consumer, configured like dubbo-benchmark's fastjson2 variant (dubbo-wire.md §7.3):
+ * dubbo protocol, fastjson2, no registry, {@code filter=-default}, {@code check=false}; plus QoS off and a short
+ * shutdown wait. The only knob is the Dubbo {@code Transporter} used on both sides ({@code server=} / {@code client=}).
+ */
+public final class DubboTarget implements BenchTarget {
+
+    private static final String SPI = "org.apache.dubbo.remoting.Transporter";
+
+    private final String name;
+    private final String transporter;
+    private final String description;
+
+    public DubboTarget(String name, String transporter, String description) {
+        this.name = name;
+        this.transporter = transporter;
+        this.description = description;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    public String transporter() {
+        return transporter;
+    }
+
+    /** Checks the Transporter SPI files (without starting Dubbo); this also proves they survived shading. */
+    @Override
+    public String unavailableReason() {
+        Set<String> found = transporterNames(DubboTarget.class.getClassLoader());
+        if (found.contains(transporter)) {
+            return null;
+        }
+        return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/" + SPI
+                + " lists " + found + ")";
+    }
+
+    /** The Transporter names registered in every Dubbo SPI location visible to {@code loader}. */
+    public static Set<String> transporterNames(ClassLoader loader) {
+        Set<String> names = new TreeSet<>();
+        for (String dir : new String[] {"META-INF/dubbo/internal/", "META-INF/dubbo/", "META-INF/services/"}) {
+            try {
+                Enumeration<URL> urls = loader.getResources(dir + SPI);
+                while (urls.hasMoreElements()) {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(urls.nextElement().openStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null) {
+                            int hash = line.indexOf('#');
+                            if (hash >= 0) {
+                                line = line.substring(0, hash);
+                            }
+                            int eq = line.indexOf('=');
+                            if (eq > 0) {
+                                names.add(line.substring(0, eq).trim());
+                            }
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read " + dir + SPI, e);
+            }
+        }
+        return names;
+    }
+
+    private static ApplicationConfig application(String name) {
+        ApplicationConfig app = new ApplicationConfig(name);
+        app.setQosEnable(false);
+        app.setLogger("slf4j");
+        app.setShutwait("500");
+        return app;
+    }
+
+    @Override
+    public AutoCloseable startServer(String host, int port) {
+        ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
+        protocol.setHost(host);
+        protocol.setServer(transporter);
+        protocol.setSerialization("fastjson2");
+
+        ServiceConfig<UserService> service = new ServiceConfig<>();
+        service.setInterface(UserService.class);
+        service.setRef(new UserServiceServerImpl());
+        service.setFilter("-default");
+
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance();
+        bootstrap.application(application("sluice-bench-" + name + "-server"))
+                .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
+                .protocol(protocol)
+                .service(service)
+                .start(); // synchronous: the port is bound when this returns
+        return bootstrap::destroy;
+    }
+
+    @Override
+    public Client connect(String host, int port) {
+        ConsumerConfig consumer = new ConsumerConfig();
+        consumer.setClient(transporter);
+        consumer.setFilter("-default");
+
+        ReferenceConfig<UserService> reference = new ReferenceConfig<>();
+        reference.setInterface(UserService.class);
+        reference.setCheck(false);
+        reference.setUrl("dubbo://" + host + ":" + port + "?serialization=fastjson2");
+
+        DubboBootstrap bootstrap = DubboBootstrap.newInstance();
+        bootstrap.application(application("sluice-bench-" + name + "-client"))
+                .consumer(consumer)
+                .reference(reference)
+                .start();
+        UserService proxy = reference.get();
+        return new Client() {
+            @Override
+            public UserService service() {
+                return proxy;
+            }
+
+            @Override
+            public void close() {
+                bootstrap.destroy();
+            }
+        };
+    }
+}
