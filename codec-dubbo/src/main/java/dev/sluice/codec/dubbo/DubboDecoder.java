@@ -471,6 +471,11 @@ public final class DubboDecoder implements FrameDecoder {
             }
             r.handleResolveTasks(v);
             return v;
+        } catch (OutOfMemoryError e) {
+            // fastjson2 sizes arrays from the declared count; a forged count of ~2^31 fails the allocation up
+            // front ("Requested array size exceeds VM limit"), which nothing else has seen. Answer, don't die.
+            throw new IllegalArgumentException("a value declares more elements than can be allocated (item of " + n
+                    + " bytes): " + e.getMessage());
         }
     }
 

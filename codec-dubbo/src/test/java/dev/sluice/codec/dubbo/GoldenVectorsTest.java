@@ -50,6 +50,11 @@ class GoldenVectorsTest {
     }
 
     @Test
+    void leakGateIsWatchingThisJvm() {
+        assertTrue(dev.sluice.testing.LeakGate.active(), "tests must run with the paranoid recording detector");
+    }
+
+    @Test
     void existUserRequest() {
         DubboRequest req = request("existUser.request");
         assertBenchmarkCall(req, BASE_ID + 1, Codecs.EXIST_USER);
