@@ -1,0 +1,598 @@
+package dev.sluice.rpc;
+
+import dev.sluice.codec.dubbo.ClassAllowlist;
+import dev.sluice.codec.dubbo.DubboCodec;
+import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.DubboMethod;
+import dev.sluice.codec.dubbo.DubboRequest;
+import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.DubboTypeResolver;
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.IdleState;
+import dev.sluice.transport.SluiceException;
+import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.netty.EventLoops;
+import dev.sluice.transport.netty.NettyClientTransport;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Proxy;
+import java.lang.reflect.Type;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A standalone Dubbo-protocol client: typed proxies over one connection to one provider (a {@link SluiceServer}
+ * or a real Dubbo 3.3 provider with serialization fastjson2).
+ *
+ * <pre>{@code
+ * SluiceClient client = SluiceClient.builder().address("127.0.0.1", port).build();
+ * UserService users = client.proxy(UserService.class);
+ * }</pre>
+ *
+ * <p>Threads: a proxy call encodes the request on the calling thread and waits for its response (or returns a
+ * {@link CompletableFuture} for methods declared so, completed on the client's callback executor, never on the
+ * event loop). Responses are decoded on the event loop. Thread-safe; one client serves any number of threads.
+ */
+public final class SluiceClient implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SluiceClient.class);
+    private static final String READONLY = "sluice.readonly";
+    private static final String IDLE_COUNT = "sluice.idle";
+
+    private final NettyClientTransport transport;
+    private final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    private final ClassAllowlist allowlist;
+    private final Duration defaultTimeout;
+    private final Duration heartbeat;
+    private final Duration idleTimeout;
+    private final Executor callbackExecutor;
+    private final Timer timer;
+
+    private SluiceClient(Builder b) {
+        this.allowlist = b.allowlist;
+        this.defaultTimeout = b.timeout;
+        this.heartbeat = b.heartbeat;
+        this.idleTimeout = b.idleTimeout;
+        this.callbackExecutor = b.callbackExecutor;
+        this.timer = new HashedWheelTimer(r -> {
+            Thread t = new Thread(r, "sluice-client-timer");
+            t.setDaemon(true);
+            return t;
+        }, 10, TimeUnit.MILLISECONDS);
+        DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
+                .resolver(DubboTypeResolver.forClient(id -> {
+                    PendingCall call = pending.get(id);
+                    return call == null ? null : call.meta.valueType;
+                })).build();
+        TransportOptions options = b.options.toBuilder().readerIdle(heartbeat).build();
+        this.transport = NettyClientTransport.builder().remote(b.address).options(options).codec(codec)
+                .handler(new Handler()).eventLoops(b.loops).tls(b.tls).build();
+        try {
+            transport.connect().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            if (b.failIfNotConnected) {
+                close();
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                throw cause instanceof SluiceException ? (SluiceException) cause
+                        : new SluiceException("Could not connect to " + b.address, cause);
+            }
+            log.info("Not connected to {} yet ({}); reconnecting in the background", b.address, e.getMessage());
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A proxy for {@code iface} with no version, no group and the client's default timeout. */
+    public <T> T proxy(Class<T> iface) {
+        return reference(iface).proxy();
+    }
+
+    /** Configures a proxy: version, group, timeout, one-way methods, fixed attachments. */
+    public <T> Reference<T> reference(Class<T> iface) {
+        return new Reference<>(iface);
+    }
+
+    /** True while connected to the provider. */
+    public boolean isConnected() {
+        return transport.isConnected();
+    }
+
+    /** Calls waiting for a response. */
+    public int pendingCalls() {
+        return pending.size();
+    }
+
+    /**
+     * Closes the connection once queued requests are written and cancels reconnecting. Calls still waiting fail with
+     * {@link ConnectionClosedException}.
+     */
+    @Override
+    public void close() {
+        transport.close();
+        timer.stop();
+        failAll(null, new ConnectionClosedException("Client closed", true, null));
+    }
+
+    private void failAll(Connection connection, ConnectionClosedException cause) {
+        for (PendingCall call : pending.values()) {
+            if (connection == null || call.connection == connection) {
+                if (pending.remove(call.id, call)) {
+                    call.fail(new ConnectionClosedException("Connection to " + transport.remoteAddress()
+                            + " closed before " + call.meta.description + " was answered ("
+                            + (call.sent ? "request sent, no response" : "not sent") + ")", call.sent, cause));
+                }
+            }
+        }
+    }
+
+    Object invoke(MethodMeta meta, Object[] args) throws Throwable {
+        Connection connection = transport.connection();
+        if (Boolean.TRUE.equals(connection.attribute(READONLY))) {
+            throw new RpcException(0, "Not sent: provider " + transport.remoteAddress() + " is shutting down"
+                    + " (readonly event received); retry on another provider", true, null);
+        }
+        Map<String, Object> attachments = meta.attachments;
+        Map<String, Object> extra = SluiceContext.current().takeOutgoing();
+        if (extra != null) {
+            attachments = new HashMap<>(meta.attachments);
+            attachments.putAll(extra);
+        }
+        long id = ids.getAndIncrement();
+        if (meta.oneWay) {
+            connection.send(DubboRequest.invocation(id, false, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
+                    args, attachments), WriteListener.NONE);
+            return meta.async ? CompletableFuture.completedFuture(null) : MethodMeta.defaultValue(meta.returnClass);
+        }
+        PendingCall call = new PendingCall(id, meta, connection);
+        pending.put(id, call);
+        try {
+            connection.send(DubboRequest.invocation(id, true, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
+                    args, attachments), call);
+        } catch (RuntimeException e) {
+            pending.remove(id);
+            throw e; // typed: FrameTooLargeException, PendingBytesExceededException, ConnectionClosedException
+        }
+        if (meta.async) {
+            CompletableFuture<Object> result = new CompletableFuture<>();
+            call.async = result;
+            call.timeout = timer.newTimeout(t -> timeOut(call), meta.timeoutMillis, TimeUnit.MILLISECONDS);
+            return result;
+        }
+        try {
+            Object value = call.get(meta.timeoutMillis, TimeUnit.MILLISECONDS);
+            SluiceContext.current().setIncoming(call.responseAttachments);
+            return value == null ? MethodMeta.defaultValue(meta.returnClass) : value;
+        } catch (TimeoutException e) {
+            pending.remove(id);
+            throw timeoutException(call);
+        } catch (ExecutionException e) {
+            throw e.getCause();
+        } catch (InterruptedException e) {
+            pending.remove(id);
+            Thread.currentThread().interrupt();
+            throw new RpcException(0, "Interrupted while waiting for " + meta.description, false, e);
+        }
+    }
+
+    private RpcTimeoutException timeoutException(PendingCall call) {
+        return call.sent
+                ? new RpcTimeoutException("No response: " + call.meta.description + " was sent to "
+                        + transport.remoteAddress() + " but no response arrived within " + call.meta.timeoutMillis
+                        + " ms", true)
+                : new RpcTimeoutException("Not sent: " + call.meta.description + " was still queued for "
+                        + transport.remoteAddress() + " after " + call.meta.timeoutMillis
+                        + " ms (connection slow or not writable); the provider never saw it", false);
+    }
+
+    private void timeOut(PendingCall call) {
+        if (pending.remove(call.id, call)) {
+            call.fail(timeoutException(call));
+        }
+    }
+
+    /** One outstanding two-way call: completed by the response (event loop), a write failure, or a timeout. */
+    private final class PendingCall extends CompletableFuture<Object> implements WriteListener {
+        final long id;
+        final MethodMeta meta;
+        final Connection connection;
+        volatile boolean sent;
+        volatile CompletableFuture<Object> async;
+        volatile Timeout timeout;
+        Map<String, Object> responseAttachments;
+
+        PendingCall(long id, MethodMeta meta, Connection connection) {
+            this.id = id;
+            this.meta = meta;
+            this.connection = connection;
+        }
+
+        @Override
+        public void onWritten() {
+            sent = true;
+        }
+
+        @Override
+        public void onWriteFailed(Throwable cause) {
+            if (pending.remove(id, this)) {
+                fail(new RpcException(0, "Not sent: writing " + meta.description + " to "
+                        + transport.remoteAddress() + " failed: " + cause, true, cause));
+            }
+        }
+
+        void succeed(Object value, Map<String, Object> attachments) {
+            responseAttachments = attachments;
+            CompletableFuture<Object> a = async;
+            if (a == null) {
+                complete(value);
+            } else {
+                cancelTimeout();
+                callbackExecutor.execute(() -> a.complete(value));
+            }
+        }
+
+        void fail(Throwable error) {
+            CompletableFuture<Object> a = async;
+            if (a == null) {
+                completeExceptionally(error);
+            } else {
+                cancelTimeout();
+                callbackExecutor.execute(() -> a.completeExceptionally(error));
+            }
+        }
+
+        private void cancelTimeout() {
+            Timeout t = timeout;
+            if (t != null) {
+                t.cancel();
+            }
+        }
+    }
+
+    /** Event-loop side: matches responses to calls by id, answers heartbeats, notes readonly events. */
+    private final class Handler implements TransportHandler {
+        @Override
+        public void connected(Connection connection) {
+            connection.attribute(IDLE_COUNT, new AtomicInteger());
+        }
+
+        @Override
+        public void received(Connection connection, Object message) {
+            Object idle = connection.attribute(IDLE_COUNT);
+            if (idle != null) {
+                ((AtomicInteger) idle).set(0);
+            }
+            if (message instanceof DubboResponse) {
+                DubboResponse response = (DubboResponse) message;
+                if (response.isHeartbeat()) {
+                    return;
+                }
+                PendingCall call = pending.remove(response.id());
+                if (call == null) {
+                    log.debug("Response {} from {} matches no waiting call (timed out?)", response.id(),
+                            connection.remoteAddress());
+                    return;
+                }
+                if (response.isOk()) {
+                    if (response.hasException()) {
+                        call.responseAttachments = response.attachments();
+                        call.fail(response.exception());
+                    } else {
+                        call.succeed(response.value(), response.attachments());
+                    }
+                } else {
+                    int status = response.status();
+                    boolean retryable = status == DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED
+                            || (status == DubboConstants.STATUS_SERVER_ERROR && response.errorMessage() != null
+                                    && response.errorMessage().contains("shutting down"));
+                    call.fail(new RpcException(status, call.meta.description + " failed at "
+                            + connection.remoteAddress() + " with status " + status + ": " + response.errorMessage(),
+                            retryable, null));
+                }
+                return;
+            }
+            if (message instanceof DubboRequest) {
+                DubboRequest request = (DubboRequest) message;
+                if (request.isHeartbeat() && request.isTwoWay()) {
+                    try {
+                        connection.send(DubboResponse.replyHeartbeat(request), WriteListener.NONE);
+                    } catch (SluiceException e) {
+                        log.debug("Heartbeat reply not sent", e);
+                    }
+                } else if (request.isEvent() && DubboConstants.READONLY_EVENT.equals(request.eventData())) {
+                    log.info("Provider {} is shutting down (readonly event)", connection.remoteAddress());
+                    connection.attribute(READONLY, Boolean.TRUE);
+                } else if (request.isEvent() && DubboConstants.WRITEABLE_EVENT.equals(request.eventData())) {
+                    connection.attribute(READONLY, null);
+                }
+            }
+        }
+
+        @Override
+        public void idle(Connection connection, IdleState state) {
+            if (state != IdleState.READER_IDLE) {
+                return;
+            }
+            AtomicInteger count = (AtomicInteger) connection.attribute(IDLE_COUNT);
+            int idlePeriods = count == null ? 1 : count.incrementAndGet();
+            if ((long) idlePeriods * heartbeat.toMillis() >= idleTimeout.toMillis()) {
+                // Nothing read for the whole idle timeout although we kept sending heartbeats: the peer is gone
+                // (half-open connection). Drop it; the transport reconnects.
+                log.warn("No reads from {} for {} ms; closing the connection to reconnect", connection.remoteAddress(),
+                        idleTimeout.toMillis());
+                connection.close();
+                return;
+            }
+            try {
+                connection.send(DubboRequest.heartbeat(ids.getAndIncrement()), WriteListener.NONE);
+            } catch (SluiceException e) {
+                log.debug("Heartbeat not sent to {}", connection.remoteAddress(), e);
+            }
+        }
+
+        @Override
+        public void disconnected(Connection connection, Throwable cause) {
+            failAll(connection, cause instanceof ConnectionClosedException ? (ConnectionClosedException) cause
+                    : new ConnectionClosedException("Connection closed", true, cause));
+        }
+    }
+
+    /** Per-method facts of a proxy, computed once. */
+    static final class MethodMeta {
+        final DubboMethod method;
+        final String description;
+        final Class<?> returnClass;
+        final Type valueType;
+        final boolean async;
+        final boolean oneWay;
+        final long timeoutMillis;
+        final Map<String, Object> attachments;
+
+        MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
+                   Map<String, Object> fixed) {
+            this.method = DubboMethod.of(iface, m, version);
+            this.description = iface.getSimpleName() + "." + m.getName();
+            this.returnClass = m.getReturnType();
+            this.async = CompletableFuture.class.isAssignableFrom(returnClass);
+            Type generic = m.getGenericReturnType();
+            if (async) {
+                generic = generic instanceof ParameterizedType
+                        ? ((ParameterizedType) generic).getActualTypeArguments()[0] : Object.class;
+            }
+            this.valueType = returnClass == void.class ? null : generic;
+            this.oneWay = oneWay;
+            this.timeoutMillis = timeoutMillis;
+            HashMap<String, Object> a = new HashMap<>();
+            a.put("path", iface.getName());
+            a.put("interface", iface.getName());
+            a.put("version", version == null ? DubboConstants.DEFAULT_SERVICE_VERSION : version);
+            a.put("timeout", String.valueOf(timeoutMillis));
+            if (group != null) {
+                a.put("group", group);
+            }
+            a.putAll(fixed);
+            this.attachments = a; // shared by every call; never mutated after this point
+        }
+
+        static Object defaultValue(Class<?> type) {
+            if (!type.isPrimitive() || type == void.class) {
+                return null;
+            }
+            if (type == boolean.class) {
+                return false;
+            }
+            if (type == char.class) {
+                return '\0';
+            }
+            if (type == long.class) {
+                return 0L;
+            }
+            if (type == double.class) {
+                return 0d;
+            }
+            if (type == float.class) {
+                return 0f;
+            }
+            if (type == int.class) {
+                return 0;
+            }
+            if (type == short.class) {
+                return (short) 0;
+            }
+            return (byte) 0;
+        }
+    }
+
+    /** Builds a typed proxy. Not thread-safe; the proxy it makes is. */
+    public final class Reference<T> {
+        private final Class<T> iface;
+        private String version;
+        private String group;
+        private Duration timeout = defaultTimeout;
+        private final java.util.Set<String> oneWay = new java.util.HashSet<>();
+        private final Map<String, Object> fixedAttachments = new HashMap<>();
+
+        private Reference(Class<T> iface) {
+            if (!iface.isInterface()) {
+                throw new IllegalArgumentException(iface.getName() + " is not an interface");
+            }
+            this.iface = iface;
+        }
+
+        public Reference<T> version(String version) {
+            this.version = version;
+            return this;
+        }
+
+        public Reference<T> group(String group) {
+            this.group = group;
+            return this;
+        }
+
+        /** Per-call timeout for this proxy (default: the client's, 1 s). */
+        public Reference<T> timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** Sends calls of these methods one-way: no response is awaited (void methods). */
+        public Reference<T> oneWay(String... methodNames) {
+            oneWay.addAll(java.util.Arrays.asList(methodNames));
+            return this;
+        }
+
+        /** An attachment sent with every call of this proxy. */
+        public Reference<T> attachment(String key, Object value) {
+            fixedAttachments.put(key, value);
+            return this;
+        }
+
+        public T proxy() {
+            allowlist.register(iface);
+            Map<Method, MethodMeta> metas = new HashMap<>();
+            for (Method m : iface.getMethods()) {
+                if (m.getDeclaringClass() == Object.class || java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                    continue;
+                }
+                metas.put(m, new MethodMeta(iface, m, version, group, timeout.toMillis(),
+                        oneWay.contains(m.getName()), fixedAttachments));
+            }
+            String name = "SluiceProxy[" + iface.getName() + (version == null ? "" : ":" + version)
+                    + (group == null ? "" : ", group " + group) + " -> " + transport.remoteAddress() + "]";
+            Object proxy = Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, (p, m, args) -> {
+                MethodMeta meta = metas.get(m);
+                if (meta != null) {
+                    return invoke(meta, args);
+                }
+                switch (m.getName()) {
+                    case "toString":
+                        return name;
+                    case "hashCode":
+                        return System.identityHashCode(p);
+                    case "equals":
+                        return p == args[0];
+                    default:
+                        throw new UnsupportedOperationException(m.toString());
+                }
+            });
+            return iface.cast(proxy);
+        }
+    }
+
+    /** Client options; {@link #build()} connects. Not thread-safe. */
+    public static final class Builder {
+        private InetSocketAddress address;
+        private TransportOptions options = TransportOptions.defaults();
+        private Duration timeout = Duration.ofSeconds(1);
+        private Duration heartbeat = Duration.ofSeconds(60);
+        private Duration idleTimeout = Duration.ofSeconds(180);
+        private Executor callbackExecutor = ForkJoinPool.commonPool();
+        private EventLoops loops;
+        private SslContext tls;
+        private boolean failIfNotConnected;
+        private final ClassAllowlist allowlist = ClassAllowlist.strict();
+
+        private Builder() {
+        }
+
+        public Builder address(String host, int port) {
+            this.address = new InetSocketAddress(host, port);
+            return this;
+        }
+
+        public Builder address(InetSocketAddress address) {
+            this.address = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        public Builder options(TransportOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** Largest frame body accepted and sent (default 8 MiB, as Dubbo's {@code payload}). */
+        public Builder payloadLimit(int bytes) {
+            this.options = options.toBuilder().payloadLimit(bytes).build();
+            return this;
+        }
+
+        /** Default per-call timeout (1 s, as Dubbo). */
+        public Builder timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * Sends a heartbeat after {@code interval} without reads (default 60 s), and reconnects after
+         * {@code idleTimeout} without reads (default 180 s; at least twice the interval).
+         */
+        public Builder heartbeat(Duration interval, Duration idleTimeout) {
+            if (idleTimeout.compareTo(interval.multipliedBy(2)) < 0) {
+                throw new IllegalArgumentException("idle timeout " + idleTimeout + " must be at least twice the"
+                        + " heartbeat interval " + interval);
+            }
+            this.heartbeat = interval;
+            this.idleTimeout = idleTimeout;
+            return this;
+        }
+
+        /** Where {@code CompletableFuture} results complete (default the common pool). */
+        public Builder callbackExecutor(Executor executor) {
+            this.callbackExecutor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        public Builder eventLoops(EventLoops loops) {
+            this.loops = loops;
+            return this;
+        }
+
+        /** Uses TLS with this client context; the certificate must match the host name. */
+        public Builder tls(SslContext clientContext) {
+            this.tls = clientContext;
+            return this;
+        }
+
+        /** Extra classes accepted from the wire (e.g. undeclared exception types). */
+        public Builder allowClasses(String... classNames) {
+            allowlist.allow(classNames);
+            return this;
+        }
+
+        /** Fail {@link #build()} when the first connect fails, instead of reconnecting in the background. */
+        public Builder failIfNotConnected(boolean fail) {
+            this.failIfNotConnected = fail;
+            return this;
+        }
+
+        public SluiceClient build() {
+            Objects.requireNonNull(address, "address is required");
+            return new SluiceClient(this);
+        }
+    }
+}

@@ -1,0 +1,448 @@
+package dev.sluice.rpc;
+
+import dev.sluice.codec.dubbo.ClassAllowlist;
+import dev.sluice.codec.dubbo.DubboCodec;
+import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.DubboRequest;
+import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.InterfaceTypeResolver;
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.IdleState;
+import dev.sluice.transport.SluiceException;
+import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.netty.EventLoops;
+import dev.sluice.transport.netty.NettyServerTransport;
+import io.netty.handler.ssl.SslContext;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A standalone Dubbo-protocol server: real Dubbo 3.3 consumers (serialization fastjson2) and {@link SluiceClient}s
+ * call the registered implementations.
+ *
+ * <pre>{@code
+ * SluiceServer server = SluiceServer.builder().port(0)
+ *         .register(UserService.class, new UserServiceImpl()).start();
+ * }</pre>
+ *
+ * <p>Threads: requests are decoded on the event loop and the service methods run on the server's executor (a pool
+ * of 200 threads by default, as Dubbo's), never on the event loop unless {@link Builder#directExecutor()} is
+ * chosen. Heartbeats are answered on the event loop. Thread-safe.
+ */
+public final class SluiceServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
+
+    private final NettyServerTransport transport;
+    private final Map<String, Object> services;
+    private final InterfaceTypeResolver resolver;
+    private final Executor executor;
+    private final ExecutorService ownedExecutor;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong eventIds = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
+    private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+    private volatile boolean closing;
+
+    private SluiceServer(Builder b) {
+        this.services = new ConcurrentHashMap<>(b.services);
+        ClassAllowlist allowlist = b.allowlist;
+        this.resolver = new InterfaceTypeResolver(allowlist);
+        for (Registration r : b.registrations) {
+            resolver.register(r.path, r.version, r.iface);
+        }
+        if (b.executor != null) {
+            this.executor = b.executor;
+            this.ownedExecutor = null;
+        } else {
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(b.threads, b.threads, 60, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(b.queueCapacity), r -> {
+                        Thread t = new Thread(r, "sluice-service-" + THREADS.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+            pool.allowCoreThreadTimeOut(true);
+            this.executor = pool;
+            this.ownedExecutor = pool;
+        }
+        DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
+                .resolver(resolver).build();
+        TransportOptions options = b.options.toBuilder().allIdle(b.idleTimeout).build();
+        this.transport = NettyServerTransport.builder()
+                .bindAddress(b.address).options(options).codec(codec).handler(new Handler())
+                .eventLoops(b.loops).tls(b.tls).bind();
+    }
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The bound port. */
+    public int port() {
+        return transport.port();
+    }
+
+    public InetSocketAddress localAddress() {
+        return transport.localAddress();
+    }
+
+    /** Calls accepted and not yet answered. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /**
+     * Graceful stop: stops accepting connections, sends Dubbo's readonly event to every client so it routes new
+     * calls elsewhere, rejects new calls with a retryable error, waits up to {@code wait} for in-flight calls to
+     * finish, then closes every connection after its queued responses. Idempotent.
+     */
+    public CompletableFuture<Void> close(Duration wait) {
+        if (!closed.compareAndSet(false, true)) {
+            return closeFuture;
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        closing = true;
+        transport.stopAccepting();
+        for (Connection c : transport.connections()) {
+            try {
+                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), DubboConstants.SERIALIZATION_FASTJSON2),
+                        WriteListener.NONE);
+            } catch (SluiceException e) {
+                log.debug("Could not send readonly event to {}", c, e);
+            }
+        }
+        if (inFlight.get() == 0) {
+            quiesced.complete(null);
+        }
+        quiesced.completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                .thenCompose(v -> transport.close(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(100),
+                        deadline - System.nanoTime()))))
+                .whenComplete((v, t) -> {
+                    if (ownedExecutor != null) {
+                        ownedExecutor.shutdownNow();
+                    }
+                    closeFuture.complete(null);
+                });
+        return closeFuture;
+    }
+
+    /** Forceful stop: closes every connection now; in-flight calls fail promptly at their callers. */
+    public CompletableFuture<Void> closeNow() {
+        return close(Duration.ZERO);
+    }
+
+    /** Graceful stop waiting up to 10 s for in-flight calls; blocks until closed. */
+    @Override
+    public void close() {
+        try {
+            close(Duration.ofSeconds(10)).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Sluice server on port {} did not close cleanly", port(), e);
+        }
+    }
+
+    private static String serviceKey(String path, String version, String group) {
+        String v = version == null || version.isEmpty() || DubboConstants.DEFAULT_SERVICE_VERSION.equals(version)
+                || "*".equals(version) ? "" : version;
+        return (group == null ? "" : group) + '/' + path + ':' + v;
+    }
+
+    private void finished() {
+        if (inFlight.decrementAndGet() == 0 && closing) {
+            quiesced.complete(null);
+        }
+    }
+
+    /** Event-loop side: answers heartbeats and broken requests, hands invocations to the executor. */
+    private final class Handler implements TransportHandler {
+        @Override
+        public void received(Connection connection, Object message) {
+            if (!(message instanceof DubboRequest)) {
+                return; // responses (to nothing we sent but events) carry no buffers
+            }
+            DubboRequest request = (DubboRequest) message;
+            if (request.isHeartbeat()) {
+                if (request.isTwoWay()) {
+                    reply(connection, DubboResponse.replyHeartbeat(request));
+                }
+                return;
+            }
+            if (request.isBroken()) {
+                log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(), request.errorMessage());
+                if (request.isTwoWay()) {
+                    reply(connection, DubboResponse.replyError(request, request.brokenStatus(), request.errorMessage()));
+                }
+                return;
+            }
+            if (request.isEvent()) {
+                return;
+            }
+            if (closing) {
+                if (request.isTwoWay()) {
+                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
+                            "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
+                                    + " retry on another provider"));
+                }
+                return;
+            }
+            Object impl = services.get(serviceKey(request.servicePath(), request.serviceVersion(), request.group()));
+            Method method = resolver.method(request.servicePath(), request.serviceVersion(), request.methodName(),
+                    request.parameterTypesDesc());
+            if (impl == null || method == null) {
+                if (request.isTwoWay()) {
+                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
+                            "Service not found: " + request.servicePath() + ":" + request.serviceVersion()
+                                    + (request.group() == null ? "" : " group " + request.group()) + " method "
+                                    + request.methodName() + "(" + request.parameterTypesDesc() + ")"));
+                }
+                return;
+            }
+            inFlight.incrementAndGet();
+            try {
+                executor.execute(() -> invoke(connection, request, impl, method));
+            } catch (RejectedExecutionException e) {
+                finished();
+                if (request.isTwoWay()) {
+                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                            "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
+                                    + " executed, retry later or on another provider"));
+                }
+            }
+        }
+
+        @Override
+        public void idle(Connection connection, IdleState state) {
+            if (state == IdleState.ALL_IDLE) {
+                log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
+                connection.close();
+            }
+        }
+    }
+
+    private void invoke(Connection connection, DubboRequest request, Object impl, Method method) {
+        SluiceContext ctx = SluiceContext.current();
+        ctx.setIncoming(request.attachments());
+        boolean async = false;
+        try {
+            Object result = method.invoke(impl, request.arguments());
+            Map<String, Object> extra = ctx.takeResponseAttachments();
+            if (result instanceof CompletionStage && CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+                async = true;
+                ((CompletionStage<?>) result).whenComplete((value, error) -> {
+                    try {
+                        if (error != null) {
+                            Throwable cause = error instanceof java.util.concurrent.CompletionException
+                                    && error.getCause() != null ? error.getCause() : error;
+                            answer(connection, request, withAttachments(request, null, cause, extra));
+                        } else {
+                            answer(connection, request, withAttachments(request, value, null, extra));
+                        }
+                    } finally {
+                        finished();
+                    }
+                });
+                return;
+            }
+            answer(connection, request, withAttachments(request, result, null, extra));
+        } catch (InvocationTargetException e) {
+            answer(connection, request, withAttachments(request, null, e.getCause(), ctx.takeResponseAttachments()));
+        } catch (Throwable t) {
+            answer(connection, request, DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR,
+                    "Failed to invoke " + method + ": " + t));
+        } finally {
+            ctx.clearServer();
+            if (!async) {
+                finished();
+            }
+        }
+    }
+
+    private static DubboResponse withAttachments(DubboRequest request, Object value, Throwable error,
+                                                 Map<String, Object> extra) {
+        Map<String, Object> attachments = null;
+        if (request.supportsResponseAttachments()) {
+            if (extra == null) {
+                attachments = DubboResponse.DEFAULT_ATTACHMENTS;
+            } else {
+                attachments = new HashMap<>(DubboResponse.DEFAULT_ATTACHMENTS);
+                attachments.putAll(extra);
+            }
+        }
+        return error != null
+                ? DubboResponse.exception(request.id(), request.serializationId(), error, attachments)
+                : DubboResponse.value(request.id(), request.serializationId(), value, attachments);
+    }
+
+    /** Answers {@code request} unless it is one-way. */
+    private static void answer(Connection connection, DubboRequest request, DubboResponse response) {
+        if (request.isTwoWay()) {
+            reply(connection, response);
+        }
+    }
+
+    private static void reply(Connection connection, DubboResponse response) {
+        try {
+            connection.send(response, WriteListener.NONE);
+        } catch (SluiceException e) {
+            log.debug("Response not sent to {}: {}", connection.remoteAddress(), e.getMessage());
+        }
+    }
+
+    private static final class Registration {
+        final Class<?> iface;
+        final String path;
+        final String version;
+
+        Registration(Class<?> iface, String path, String version) {
+            this.iface = iface;
+            this.path = path;
+            this.version = version;
+        }
+    }
+
+    /** Server options; {@link #start()} binds. Not thread-safe. */
+    public static final class Builder {
+        private InetSocketAddress address = new InetSocketAddress(0);
+        private final Map<String, Object> services = new HashMap<>();
+        private final List<Registration> registrations = new ArrayList<>();
+        private TransportOptions options = TransportOptions.defaults();
+        private Duration idleTimeout = Duration.ofSeconds(180);
+        private Executor executor;
+        private int threads = 200;
+        private int queueCapacity = 10_000;
+        private EventLoops loops;
+        private SslContext tls;
+        private final ClassAllowlist allowlist = ClassAllowlist.strict();
+
+        private Builder() {
+        }
+
+        /** Listens on every interface (as Dubbo does) on {@code port}; 0 picks a free port. */
+        public Builder port(int port) {
+            this.address = new InetSocketAddress(port);
+            return this;
+        }
+
+        public Builder bindAddress(InetSocketAddress address) {
+            this.address = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /** Serves {@code impl} as {@code iface} with no version and no group. */
+        public <T> Builder register(Class<T> iface, T impl) {
+            return register(iface, impl, null, null);
+        }
+
+        /** Serves {@code impl} as {@code iface} under a service version and group (either may be null). */
+        public <T> Builder register(Class<T> iface, T impl, String version, String group) {
+            Objects.requireNonNull(impl, "impl");
+            if (!iface.isInterface()) {
+                throw new IllegalArgumentException(iface.getName() + " is not an interface");
+            }
+            String key = serviceKey(iface.getName(), version, group);
+            if (services.putIfAbsent(key, impl) != null) {
+                throw new IllegalArgumentException("a service is already registered as " + key);
+            }
+            registrations.add(new Registration(iface, iface.getName(), version));
+            return this;
+        }
+
+        /** Transport options; the payload limit here applies to both directions. */
+        public Builder options(TransportOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** Largest frame body accepted and sent (default 8 MiB, as Dubbo's {@code payload}). */
+        public Builder payloadLimit(int bytes) {
+            this.options = options.toBuilder().payloadLimit(bytes).build();
+            return this;
+        }
+
+        /** Closes a connection with no reads and no writes for this long (default 180 s, as Dubbo). */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** Runs service methods on {@code executor}, which the caller owns. */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /** Size of the server-owned service pool (default 200) and its queue (default 10,000). */
+        public Builder threads(int threads, int queueCapacity) {
+            if (threads < 1 || queueCapacity < 1) {
+                throw new IllegalArgumentException("threads and queue capacity must be >= 1");
+            }
+            this.threads = threads;
+            this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /**
+         * Runs service methods on the event loop. Only for methods that never block: a blocking method stalls every
+         * connection on that loop.
+         */
+        public Builder directExecutor() {
+            this.executor = Runnable::run;
+            return this;
+        }
+
+        /** Runs on event loops the caller owns. */
+        public Builder eventLoops(EventLoops loops) {
+            this.loops = loops;
+            return this;
+        }
+
+        /** Requires TLS with this server context. */
+        public Builder tls(SslContext serverContext) {
+            this.tls = serverContext;
+            return this;
+        }
+
+        /** Extra classes accepted from the wire beyond those reachable from the registered interfaces. */
+        public Builder allowClasses(String... classNames) {
+            allowlist.allow(classNames);
+            return this;
+        }
+
+        public SluiceServer start() {
+            if (services.isEmpty()) {
+                throw new IllegalStateException("register at least one service before start()");
+            }
+            return new SluiceServer(this);
+        }
+    }
+}
