@@ -1,0 +1,231 @@
+package dev.sluice.codec.dubbo;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.transport.FrameTooLargeException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.benchmark.bean.User;
+import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** RELIABILITY.md section A, cases 8 and 9, and the encoder's other contracts. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EncoderTest {
+    /** Has no {@code Serializable}: Dubbo's features refuse it. */
+    static final class NotSerializable {
+        int x = 1;
+    }
+
+    /** Encodes like the transport does: on failure the buffer is released and the exception rethrown. */
+    static void encodeLikeTheTransport(DubboEncoder encoder, Object message) {
+        ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer(encoder.sizeHint(message));
+        try {
+            encoder.encode(message, out);
+        } finally {
+            out.release();
+        }
+    }
+
+    @Test
+    void nonSerializableArgumentFailsOnTheCallerThread() {
+        DubboEncoder encoder = new DubboEncoder(8 * 1024 * 1024);
+        DubboRequest req = DubboRequest.invocation(1L, Codecs.CREATE_USER, new Object[] {new NotSerializable()},
+                null);
+        DubboSerializationException e = assertThrows(DubboSerializationException.class,
+                () -> encodeLikeTheTransport(encoder, req));
+        assertTrue(e.getMessage().contains("argument 0") && e.getMessage().contains("NotSerializable"),
+                e.getMessage());
+        // Nothing poisoned: the same encoder goes on.
+        byte[] ok = Codecs.encode(encoder, DubboRequest.invocation(2L, Codecs.EXIST_USER, new Object[] {"1"}, null));
+        assertEquals(2L, ((DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), ok)).id());
+    }
+
+    @Test
+    void requestOverThePayloadLimitThrowsWithSizeAndLimit() {
+        DubboRequest req = DubboRequest.invocation(3L, Codecs.EXIST_USER, new Object[] {"x".repeat(300)},
+                Codecs.benchmarkAttachments("1000"));
+        int body = Codecs.encode(new DubboEncoder(0), req).length - 16;
+        FrameTooLargeException e = assertThrows(FrameTooLargeException.class,
+                () -> encodeLikeTheTransport(new DubboEncoder(200), req));
+        assertEquals(body, e.size());
+        assertEquals(200, e.limit());
+        assertTrue(e.getMessage().contains(String.valueOf(body)) && e.getMessage().contains("200"), e.getMessage());
+        // Exactly at the limit passes.
+        encodeLikeTheTransport(new DubboEncoder(body), req);
+    }
+
+    @Test
+    void responseOverThePayloadLimitBecomesStatus25WithTheSameId() {
+        DubboResponse big = DubboResponse.value(0x1234L, (byte) 23, new UserServiceServerImpl().listUser(1),
+                DubboResponse.DEFAULT_ATTACHMENTS);
+        int body = Codecs.encode(new DubboEncoder(0), big).length - 16;
+        byte[] frame = Codecs.encode(new DubboEncoder(1000), big);
+        assertEquals(0x17, frame[2]);
+        assertEquals(DubboConstants.STATUS_SERIALIZATION_ERROR, frame[3]);
+        assertEquals(0x1234L, ByteBuffer.wrap(frame).getLong(4));
+        DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
+        assertEquals(0x1234L, r.id());
+        assertEquals(DubboConstants.STATUS_SERIALIZATION_ERROR, r.status());
+        assertEquals("Data length too large: " + body + ", max payload: 1000", r.errorMessage());
+    }
+
+    @Test
+    void responseEncodeFailureBecomesStatus50AndKeepsEarlierBytes() {
+        ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer();
+        try {
+            byte[] before = {9, 9, 9};
+            out.writeBytes(before);
+            new DubboEncoder(8 << 20).encode(DubboResponse.value(7L, (byte) 23, new NotSerializable(), null), out);
+            byte[] all = ByteBufUtil.getBytes(out);
+            assertArrayEquals(before, java.util.Arrays.copyOf(all, 3), "rewound to the frame start, not to 0");
+            byte[] frame = java.util.Arrays.copyOfRange(all, 3, all.length);
+            assertEquals(frame.length - 16, ByteBuffer.wrap(frame).getInt(12), "length patched");
+            DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
+            assertEquals(7L, r.id());
+            assertEquals(DubboConstants.STATUS_BAD_RESPONSE, r.status());
+            assertTrue(r.errorMessage().startsWith("Failed to send response: ")
+                    && r.errorMessage().contains("NotSerializable"), r.errorMessage());
+        } finally {
+            out.release();
+        }
+    }
+
+    @Test
+    void errorResponsesRoundTripInBothSerializations() {
+        String text = "org.apache.dubbo.rpc.RpcException: 找不到服务 😀 " + "z".repeat(1500);
+        for (byte ser : new byte[] {DubboConstants.SERIALIZATION_FASTJSON2, DubboConstants.SERIALIZATION_HESSIAN2}) {
+            byte[] frame = Codecs.encode(DubboResponse.error(11L, ser, DubboConstants.STATUS_SERVICE_ERROR, text));
+            assertEquals(ser, frame[2]);
+            assertEquals(DubboConstants.STATUS_SERVICE_ERROR, frame[3]);
+            DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
+            assertEquals(11L, r.id());
+            assertEquals(ser, r.serializationId());
+            assertEquals(DubboConstants.STATUS_SERVICE_ERROR, r.status());
+            assertEquals(text, r.errorMessage());
+        }
+        // A result cannot be written in hessian2: the caller still gets an answer, in hessian2.
+        byte[] frame = Codecs.encode(DubboResponse.value(12L, DubboConstants.SERIALIZATION_HESSIAN2, "v", null));
+        DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
+        assertEquals(DubboConstants.STATUS_BAD_RESPONSE, r.status());
+        assertEquals(DubboConstants.SERIALIZATION_HESSIAN2, r.serializationId());
+    }
+
+    @Test
+    void brokenRequestIsAnsweredWithItsStatusAndId() {
+        DubboRequest broken = (DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(),
+                FramingTest.patch(Vectors.frame("existUser.request"), 2, 0xc0 | 9));
+        byte[] frame = Codecs.encode(DubboResponse.replyError(broken, broken.brokenStatus(), broken.errorMessage()));
+        assertEquals(DubboConstants.STATUS_BAD_REQUEST, frame[3]);
+        assertEquals(broken.id(), ByteBuffer.wrap(frame).getLong(4));
+        DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
+        assertEquals(broken.errorMessage(), r.errorMessage());
+        assertThrows(IllegalArgumentException.class, () -> Codecs.encode(broken), "a broken request is not sent");
+    }
+
+    @Test
+    void attachmentsOfAnyMapTypeTravelAsHashMap() {
+        Map<String, Object> linked = new LinkedHashMap<>();
+        linked.put("group", "g1");
+        linked.put("timeout", "3000");
+        for (Map<String, Object> m : List.of(linked, Map.<String, Object>of("k", "v"), Map.<String, Object>of())) {
+            DubboRequest req = DubboRequest.invocation(13L, Codecs.GET_USER, new Object[] {1L}, m);
+            DubboRequest back = (DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), Codecs.encode(req));
+            assertEquals(m, back.attachments());
+            assertInstanceOf(java.util.HashMap.class, back.attachments());
+        }
+        DubboRequest grouped = DubboRequest.invocation(14L, Codecs.GET_USER, new Object[] {1L}, linked);
+        assertEquals("g1", ((DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), Codecs.encode(grouped))).group());
+    }
+
+    @Test
+    void protocolVersionDecidesResponseAttachments() {
+        DubboRequest v202 = DubboRequest.invocation(1L, Codecs.GET_USER, new Object[] {1L}, null);
+        DubboRequest v201 = DubboRequest.invocation(1L, DubboMethod.of("2.0.1", Codecs.USER_SERVICE, null, "getUser",
+                "J"), new Object[] {1L}, null);
+        DubboRequest v336 = DubboRequest.invocation(1L, DubboMethod.of("3.3.6", Codecs.USER_SERVICE, null,
+                "getUser", "J"), new Object[] {1L}, null);
+        assertEquals(DubboConstants.RESPONSE_VALUE_WITH_ATTACHMENTS, DubboResponse.replyValue(v202, 1).resultFlag());
+        assertEquals(DubboConstants.RESPONSE_VALUE, DubboResponse.replyValue(v201, 1).resultFlag());
+        assertEquals(DubboConstants.RESPONSE_NULL_VALUE, DubboResponse.replyValue(v336, null).resultFlag());
+        assertEquals(DubboConstants.RESPONSE_NULL_VALUE_WITH_ATTACHMENTS,
+                DubboResponse.replyValue(v202, null).resultFlag());
+        assertEquals(DubboConstants.RESPONSE_WITH_EXCEPTION,
+                DubboResponse.replyException(v201, new IllegalStateException()).resultFlag());
+        assertTrue(DubboConstants.supportsResponseAttachments("2.0.99"));
+        assertTrue(!DubboConstants.supportsResponseAttachments("2.0.100")
+                && !DubboConstants.supportsResponseAttachments("") && !DubboConstants.supportsResponseAttachments(null));
+        // Every flag decodes back.
+        for (DubboResponse resp : List.of(DubboResponse.replyValue(v202, 1L), DubboResponse.replyValue(v201, 1L),
+                DubboResponse.replyValue(v202, null), DubboResponse.replyValue(v201, null),
+                DubboResponse.replyException(v202, new IllegalStateException("x")),
+                DubboResponse.replyException(v201, new IllegalStateException("x")))) {
+            DubboResponse back = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(long.class),
+                    Codecs.encode(resp));
+            assertEquals(resp.resultFlag(), back.resultFlag());
+            assertEquals(resp.value(), back.value());
+            assertEquals(resp.attachments(), back.attachments());
+            assertEquals(resp.hasException(), back.exception() != null);
+        }
+    }
+
+    @Test
+    void concurrentEncodersProduceIdenticalBytes() throws Exception {
+        DubboEncoder encoder = new DubboEncoder(8 << 20);
+        User user = new UserServiceServerImpl().getUser(42);
+        DubboRequest req = DubboRequest.invocation(15L, Codecs.CREATE_USER, new Object[] {user},
+                Codecs.benchmarkAttachments("1000"));
+        byte[] expected = Codecs.encode(encoder, req);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Callable<Boolean>> tasks = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                tasks.add(() -> {
+                    for (int i = 0; i < 500; i++) {
+                        if (!java.util.Arrays.equals(expected, Codecs.encode(encoder, req))) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+            }
+            for (Future<Boolean> f : pool.invokeAll(tasks)) {
+                assertTrue(f.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void eventsAndOneWayFlags() {
+        byte[] oneWay = Codecs.encode(DubboRequest.invocation(16L, false, (byte) 23, Codecs.GET_USER,
+                new Object[] {1L}, null));
+        assertEquals((byte) 0x97, oneWay[2]);
+        DubboRequest back = (DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), oneWay);
+        assertTrue(!back.isTwoWay() && !back.isBroken());
+        assertEquals((byte) 0xf7, Codecs.encode(DubboRequest.heartbeat(17L))[2]);
+        assertEquals((byte) 0xb7, Codecs.encode(DubboRequest.writeableEvent(18L, (byte) 23))[2]);
+        assertEquals("W", ((DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(),
+                Codecs.encode(DubboRequest.writeableEvent(18L, (byte) 23)))).eventData());
+        assertThrows(IllegalArgumentException.class, () -> Codecs.encode(DubboRequest.invocation(19L, true,
+                DubboConstants.SERIALIZATION_HESSIAN2, Codecs.GET_USER, new Object[] {1L}, null)));
+        assertThrows(IllegalArgumentException.class, () -> Codecs.encode("not a message"));
+    }
+}
