@@ -15,8 +15,8 @@ import org.apache.dubbo.config.ServiceConfig;
 /**
  * Configuration for real Dubbo 3.3.6 peers in a child-JVM scenario, set up like dubbo-benchmark's fastjson2 variant
  * (docs/dubbo-wire.md §7.3): protocol {@code dubbo}, {@code serialization=fastjson2}, {@code server=netty4} /
- * {@code client=netty4}, registry {@code N/A}, direct URLs. Quiet and quick: no QoS server, no metadata report, no
- * startup checks, a short shutdown wait, Dubbo's own log at WARN.
+ * {@code client=netty4}, registry {@code N/A}, direct URLs. Quiet and quick: no QoS server, no metadata report or
+ * MetadataService export, no file caches, no startup checks, a short shutdown wait, Dubbo's own log at WARN.
  *
  * <p>Runs in the child JVM (see {@link IsolatedJvm}); call {@link #quietDefaults()} before touching any Dubbo class.
  */
@@ -68,6 +68,10 @@ public final class DubboPeers {
         ApplicationConfig app = new ApplicationConfig(name);
         app.setQosEnable(false);
         app.setLogger("slf4j");
+        // Interface-level registration: no instance registration and no extra MetadataService export on a second
+        // port (nothing would query it with registry N/A). No ~/.dubbo cache files either.
+        app.setRegisterMode("interface");
+        app.setEnableFileCache(false);
         return app;
     }
 

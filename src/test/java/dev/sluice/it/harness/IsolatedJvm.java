@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * Runs a {@code main} class in a child JVM, on the test classpath, usually inside a private network namespace, and
@@ -41,10 +42,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fails with a message naming what is missing when the machine has only {@code lo}. The system property
  * {@value #NETWORK_PROPERTY} ({@code auto|namespace|host}) in the test JVM overrides the default.
  *
- * <p><b>Leak gate.</b> The child runs with the parent's Netty leak-detection properties ({@code io.netty.leakDetection.*},
- * {@code io.netty.customResourceLeakDetector}; level {@code paranoid} when the parent sets none). A child whose
- * output contains Netty's {@code LEAK:} report makes {@link #run()} throw {@link AssertionError}, unless
- * {@link #failOnLeak(boolean) failOnLeak(false)}.
+ * <p><b>Leak gate.</b> The child runs with the parent's Netty leak-detection properties
+ * ({@code io.netty.leakDetection.*}, {@code io.netty.customResourceLeakDetector}; level {@code paranoid} when the
+ * parent sets none). A child whose output contains Netty's {@code LEAK:} report makes {@link #run()} throw
+ * {@link AssertionError}, unless {@link #failOnLeak(boolean) failOnLeak(false)}. {@link Scenario#run} also runs
+ * the recording detector's check in the child before it exits.
  *
  * <p><b>Output and timeout.</b> stdout and stderr go to files under {@code target/isolated-jvm/<name>-…/} (kept for
  * post-mortems) and are read back into the result. When the timeout expires the child gets SIGQUIT (a thread dump
@@ -52,8 +54,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code @Timeout}), the child is killed too, and a JVM shutdown hook kills children still alive when the test JVM
  * exits.
  *
- * <p>Use: {@code IsolatedJvm.of(MyScenario.class).args("8").timeout(Duration.ofSeconds(90)).run().assertPassed("calls")},
- * where {@code MyScenario.main} calls {@link Scenario#run(Scenario.Body)}.
+ * <p>Use: {@code IsolatedJvm.of(MyScenario.class).args("8").timeout(Duration.ofSeconds(90)).run()
+ * .assertPassed("calls")}, where {@code MyScenario.main} calls {@link Scenario#run(Scenario.Body)}.
  *
  * <p>Thread-safety: a builder is used by one thread; several builders may run children concurrently.
  */
@@ -94,6 +96,7 @@ public final class IsolatedJvm {
     private Network network;
     private String name;
     private boolean failOnLeak = true;
+    private Consumer<ProcessHandle> onStart = handle -> { };
 
     private IsolatedJvm(Class<?> mainClass) {
         this.mainClass = Objects.requireNonNull(mainClass, "mainClass");
@@ -145,13 +148,28 @@ public final class IsolatedJvm {
     }
 
     /**
+     * Called on the running thread right after the child started, e.g. to hand its {@link ProcessHandle} to another
+     * thread that will signal it (SIGSTOP for a frozen peer) or watch it. Must not block.
+     */
+    public IsolatedJvm onStart(Consumer<ProcessHandle> callback) {
+        onStart = Objects.requireNonNull(callback, "callback");
+        return this;
+    }
+
+    /**
      * Starts the child, waits for it to exit or for the timeout, and returns what happened. Throws
      * {@link AssertionError} when the child reported a leak (see {@link #failOnLeak}), {@link IllegalStateException}
      * when the requested network cannot be provided, and {@link InterruptedException} (after killing the child)
      * when the calling thread is interrupted.
      */
     public ChildResult run() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before starting child JVM '" + name + "'");
+        }
         Network resolved = resolveNetwork();
+        if (Thread.interrupted()) { // e.g. while probing for namespaces
+            throw new InterruptedException("interrupted before starting child JVM '" + name + "'");
+        }
         String address = resolved == Network.NAMESPACE
                 ? NetnsLauncher.TEST_ADDRESS
                 : NetnsLauncher.hostNonLoopbackAddress().orElse("127.0.0.1");
@@ -184,13 +202,14 @@ public final class IsolatedJvm {
         LIVE.add(process);
         boolean timedOut = false;
         try {
+            onStart.accept(process.toHandle());
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 timedOut = true;
                 requestThreadDump(process);
                 destroyTree(process);
             }
             process.waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
+        } catch (InterruptedException | RuntimeException | Error e) {
             destroyTree(process);
             throw e;
         } finally {
@@ -277,7 +296,8 @@ public final class IsolatedJvm {
             base = Paths.get(System.getProperty("basedir", System.getProperty("user.dir")), "target", "isolated-jvm");
         }
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        Path dir = base.resolve(name + "-" + stamp + "-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
+        long pid = ProcessHandle.current().pid();
+        Path dir = base.resolve(name + "-" + stamp + "-" + pid + "-" + RUNS.incrementAndGet());
         try {
             return Files.createDirectories(dir).toAbsolutePath();
         } catch (IOException e) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -71,7 +72,7 @@ class IsolatedJvmTest {
     void hangingChildIsKilledAtTheTimeoutWithAThreadDump() throws Exception {
         ChildResult result = IsolatedJvm.of(HarnessProbeScenario.class)
                 .args("hang")
-                .timeout(Duration.ofSeconds(4))
+                .timeout(Duration.ofSeconds(6))
                 .run();
         assertTrue(result.timedOut());
         assertTrue(result.result("hanging").orElseThrow().ok());
@@ -80,6 +81,32 @@ class IsolatedJvmTest {
         assertTrue(result.stdout().contains("Full thread dump"), "no thread dump in stdout");
         AssertionError error = assertThrows(AssertionError.class, result::assertPassed);
         assertTrue(error.getMessage().contains("timed out"), error.getMessage());
+    }
+
+    @Test
+    void interruptingTheWaitingThreadKillsTheChild() throws Exception {
+        CompletableFuture<ProcessHandle> started = new CompletableFuture<>();
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread runner = new Thread(() -> {
+            try {
+                IsolatedJvm.of(HarnessProbeScenario.class)
+                        .args("hang")
+                        .timeout(Duration.ofSeconds(90))
+                        .onStart(started::complete)
+                        .run();
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        }, "isolated-jvm-runner");
+        runner.start();
+        ProcessHandle child = started.get(60, TimeUnit.SECONDS);
+        assertTrue(child.isAlive());
+        runner.interrupt();
+        Throwable thrown = outcome.get(30, TimeUnit.SECONDS);
+        assertTrue(thrown instanceof InterruptedException, "run() ended with " + thrown);
+        child.onExit().get(30, TimeUnit.SECONDS);
+        assertFalse(child.isAlive());
     }
 
     @Test

@@ -57,10 +57,16 @@ public final class NetnsLauncher {
     public static final class Probe {
         private final List<String> prefix;
         private final String diagnosis;
+        private final boolean interrupted;
 
         Probe(List<String> prefix, String diagnosis) {
+            this(prefix, diagnosis, false);
+        }
+
+        Probe(List<String> prefix, String diagnosis, boolean interrupted) {
             this.prefix = prefix;
             this.diagnosis = diagnosis;
+            this.interrupted = interrupted;
         }
 
         public boolean available() {
@@ -95,7 +101,10 @@ public final class NetnsLauncher {
             synchronized (NetnsLauncher.class) {
                 p = probe;
                 if (p == null) {
-                    probe = p = doProbe();
+                    p = doProbe();
+                    if (!p.interrupted) {
+                        probe = p; // an interrupted probe proves nothing; try again next time
+                    }
                 }
             }
         }
@@ -106,7 +115,8 @@ public final class NetnsLauncher {
         StringBuilder diagnosis = new StringBuilder();
         Optional<String> unshare = findExecutable("unshare");
         if (unshare.isEmpty()) {
-            return new Probe(null, "  `unshare` (util-linux) not found on PATH or in /usr/bin, /bin, /usr/sbin, /sbin\n");
+            return new Probe(null,
+                    "  `unshare` (util-linux) not found on PATH or in /usr/bin, /bin, /usr/sbin, /sbin\n");
         }
         for (String[] flags : CANDIDATES) {
             List<String> prefix = new ArrayList<>();
@@ -116,6 +126,9 @@ public final class NetnsLauncher {
             List<String> command = new ArrayList<>(prefix);
             command.add("true");
             String outcome = runQuietly(command);
+            if (Thread.currentThread().isInterrupted()) {
+                return new Probe(null, diagnosis + "  interrupted while probing\n", true);
+            }
             diagnosis.append("  ").append(unshare.get()).append(' ').append(String.join(" ", flags)).append(": ")
                     .append(outcome == null ? "ok" : outcome).append('\n');
             if (outcome == null) {
