@@ -1,0 +1,6 @@
+package dev.sluice.it.rpc.model;
+
+/** An enum travelling as a value. */
+public enum Color {
+    RED, GREEN, BLUE
+}
