@@ -97,9 +97,6 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
         Collections.unmodifiableSortedSet(new TreeSet<>()).getClass(),
         Collections.unmodifiableMap(new HashMap<>()).getClass(),
         Collections.unmodifiableSortedMap(new TreeMap<>()).getClass(),
-        List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(), Set.of().getClass(),
-        Set.of(1).getClass(), Set.of(1, 2, 3).getClass(), Map.of().getClass(), Map.of(1, 1).getClass(),
-        Map.of(1, 1, 2, 2).getClass(),
         java.util.EnumSet.noneOf(java.util.concurrent.TimeUnit.class).getClass(),
         Throwable.class, Exception.class, RuntimeException.class, Error.class, StackTraceElement.class,
         IllegalArgumentException.class, IllegalStateException.class, NullPointerException.class,
@@ -128,6 +125,18 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
         this.loader = loader;
         for (Class<?> c : JDK_CLASSES) {
             accept(c);
+        }
+        // List.of(...) and friends have no constructor fastjson2 can use; read them as the mutable JDK classes
+        // (Dubbo's reader gives an ArrayList for List.of too).
+        for (Class<?> c : new Class<?>[] {List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
+                Set.of().getClass(), Set.of(1).getClass(), Set.of(1, 2, 3).getClass(), Map.of().getClass(),
+                Map.of(1, 1).getClass(), Map.of(1, 1, 2, 2).getClass()}) {
+            Class<?> substitute = List.class.isAssignableFrom(c) ? ArrayList.class
+                    : Set.class.isAssignableFrom(c) ? HashSet.class : HashMap.class;
+            byName.put(c.getName(), substitute);
+            byName.put(TypeUtils.getTypeName(c), substitute);
+            byHash.put(Fnv.hashCode64(c.getName()), substitute);
+            byHash.put(Fnv.hashCode64(TypeUtils.getTypeName(c)), substitute);
         }
         for (Class<?> p : new Class<?>[] {boolean.class, byte.class, short.class, char.class, int.class,
                 long.class, float.class, double.class}) {

@@ -1,0 +1,5 @@
+package dev.sluice.codec.dubbo.model;
+
+public enum Color {
+    RED, GREEN, BLUE
+}
