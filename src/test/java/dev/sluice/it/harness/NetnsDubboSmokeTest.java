@@ -1,6 +1,7 @@
 package dev.sluice.it.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -36,8 +37,13 @@ class NetnsDubboSmokeTest {
         assertEquals(0, result.longMetric("calls", "errors"));
         // The provider saw the consumer at the test address: the calls crossed a real socket, not an in-JVM shortcut.
         assertEquals(result.testAddress(), result.metric("calls", "seenFrom"));
+        // The deterministic part of the proof: Dubbo found a non-loopback local address (on a loopback-only machine it
+        // gets 127.0.0.1 and re-resolves on every call). In the namespace it can only be the test address.
+        String dubboLocalHost = result.metric("dubbo-start", "dubboLocalHost");
+        assertFalse(dubboLocalHost.startsWith("127."), "Dubbo's local address is " + dubboLocalHost);
         if (result.network() == IsolatedJvm.Network.NAMESPACE) {
             assertEquals(NetnsLauncher.TEST_ADDRESS, result.testAddress());
+            assertEquals(NetnsLauncher.TEST_ADDRESS, dubboLocalHost);
         }
 
         long p50us = result.longMetric("calls", "p50us");
