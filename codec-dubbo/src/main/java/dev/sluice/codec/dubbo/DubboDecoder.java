@@ -35,7 +35,8 @@ import java.util.Map;
  * <p>The payload limit is checked from the header, before any body byte is buffered: an oversized frame is reported
  * at once and its body skipped as it arrives, however many reads that takes, so the stream stays in sync (Dubbo 3.3.6
  * does not skip). A negative body length is reported and treated as an empty body. Bytes a body declares beyond its
- * last item are skipped. The only exception it throws is {@link DubboProtocolException}, for a wrong magic.
+ * last item are skipped. The only exception it throws is {@link DubboProtocolException}, for a wrong magic: it
+ * then discards the buffered bytes and every byte after, emitting nothing more, while the transport closes.
  */
 public final class DubboDecoder implements FrameDecoder {
     /** {@code FastJson2ObjectInput}'s reader features with {@code check-serializable} on. */
@@ -55,6 +56,8 @@ public final class DubboDecoder implements FrameDecoder {
     private final JSONReader.Context readContext;
     private final ObjectReaderProvider provider;
 
+    /** Set after a wrong magic: every later byte is discarded while the transport closes the connection. */
+    private boolean unusable;
     /** Body bytes of a rejected frame still to discard. */
     private long skipRemaining;
     private byte[] scratch;
@@ -85,6 +88,10 @@ public final class DubboDecoder implements FrameDecoder {
 
     @Override
     public void decode(ByteBuf in, List<Object> out) {
+        if (unusable) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         for (;;) {
             if (skipRemaining > 0) {
                 int n = (int) Math.min(skipRemaining, in.readableBytes());
@@ -102,9 +109,14 @@ public final class DubboDecoder implements FrameDecoder {
             // Check the magic as soon as its bytes are here, so garbage is refused without waiting for 16 bytes.
             if (in.getByte(ri) != DubboConstants.MAGIC_HIGH
                     || (readable > 1 && in.getByte(ri + 1) != DubboConstants.MAGIC_LOW)) {
-                throw new DubboProtocolException("Not a Dubbo frame: wrong magic, expected 0xdabb, got 0x"
+                String message = "Not a Dubbo frame: wrong magic, expected 0xdabb, got 0x"
                         + ByteBufUtil.hexDump(in, ri, Math.min(readable, 2)) + " (next bytes: "
-                        + ByteBufUtil.hexDump(in, ri, Math.min(readable, 16)) + "); closing the connection");
+                        + ByteBufUtil.hexDump(in, ri, Math.min(readable, 16)) + "); closing the connection";
+                // The stream cannot be resynchronised (Dubbo would hand the bytes to its telnet codec). Drop what
+                // is buffered and everything after, so neither a retry nor the final decode on close rethrows.
+                unusable = true;
+                in.skipBytes(readable);
+                throw new DubboProtocolException(message);
             }
             if (readable < DubboConstants.HEADER_LENGTH) {
                 return;

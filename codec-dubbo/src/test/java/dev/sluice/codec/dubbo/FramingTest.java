@@ -88,8 +88,18 @@ class FramingTest {
             DubboProtocolException e = assertThrows(DubboProtocolException.class,
                     () -> decoder.decode(in, new ArrayList<>()));
             assertTrue(e.getMessage().contains("wrong magic"), e.getMessage());
-            // A second call fails the same way: a defined reaction, not a loop.
-            assertThrows(DubboProtocolException.class, () -> decoder.decode(in, new ArrayList<>()));
+            // A defined reaction, not a loop: the buffered bytes are dropped, later bytes (even a valid frame)
+            // are discarded without output while the transport closes.
+            assertFalse(in.isReadable());
+            ByteBuf more = Unpooled.wrappedBuffer(EXIST_USER);
+            try {
+                List<Object> out = new ArrayList<>();
+                decoder.decode(more, out);
+                assertTrue(out.isEmpty());
+                assertFalse(more.isReadable());
+            } finally {
+                more.release();
+            }
         } finally {
             in.release();
         }
