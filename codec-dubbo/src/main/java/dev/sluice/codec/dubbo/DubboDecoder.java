@@ -439,6 +439,10 @@ public final class DubboDecoder implements FrameDecoder {
     }
 
     private Map<String, Object> readAttachmentsItem() {
+        Map<String, Object> simple = readAsciiStringMap();
+        if (simple != null) {
+            return simple;
+        }
         Object v = readValueItem(Map.class);
         if (v == null) {
             return new HashMap<>();
@@ -449,6 +453,69 @@ public final class DubboDecoder implements FrameDecoder {
         @SuppressWarnings("unchecked")
         Map<String, Object> m = (Map<String, Object>) v;
         return m;
+    }
+
+    /**
+     * The usual attachments — a map of ASCII strings to ASCII strings — read by hand into a {@code HashMap}; anything
+     * else returns {@code null} with {@code pos} unchanged, for fastjson2 to read.
+     */
+    private Map<String, Object> readAsciiStringMap() {
+        if (end - pos < 6) {
+            return null;
+        }
+        int n = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8)
+                | (buf[pos + 3] & 0xff);
+        int start = pos + 4;
+        if (n < 2 || n > end - start || buf[start] != Jsonb.OBJECT_START || buf[start + n - 1] != Jsonb.OBJECT_END) {
+            return null;
+        }
+        int itemEnd = start + n - 1;
+        int[] p = {start + 1};
+        HashMap<String, Object> map = new HashMap<>();
+        while (p[0] < itemEnd) {
+            String k = asciiString(p, itemEnd);
+            String v = k == null ? null : asciiString(p, itemEnd);
+            if (v == null) {
+                return null;
+            }
+            map.put(k, v);
+        }
+        if (p[0] != itemEnd) {
+            return null;
+        }
+        pos = start + n;
+        return map;
+    }
+
+    /** An ASCII string at {@code p[0]}, advancing it; {@code null} (p unspecified) for anything else. */
+    private String asciiString(int[] p, int limit) {
+        int off = p[0];
+        byte t = buf[off];
+        int len;
+        if (t >= Jsonb.STR_ASCII_FIX_MIN && t <= Jsonb.STR_ASCII_FIX_MAX) {
+            len = t - Jsonb.STR_ASCII_FIX_MIN;
+            off++;
+        } else if (t == Jsonb.STR_ASCII) {
+            p[0] = off + 1;
+            try {
+                len = Jsonb.readInt32(buf, p, limit);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+            off = p[0];
+        } else {
+            return null;
+        }
+        if (len < 0 || len > limit - off) {
+            return null;
+        }
+        for (int i = off; i < off + len; i++) {
+            if (buf[i] < 0) {
+                return null; // Latin-1 above 0x7f: leave it to fastjson2
+            }
+        }
+        p[0] = off + len;
+        return new String(buf, off, len, StandardCharsets.ISO_8859_1);
     }
 
     private Object readValueItem(Type type) {

@@ -285,8 +285,37 @@ public final class DubboEncoder implements FrameEncoder {
             } else if (attachments == null || attachments.isEmpty()) {
                 out.writeBytes(EMPTY_MAP_ITEM);
             } else {
-                writeWithFastjson(attachments.getClass() == HashMap.class ? attachments : new HashMap<>(attachments));
+                Map<String, Object> map = attachments.getClass() == HashMap.class ? attachments
+                        : new HashMap<>(attachments);
+                if (!writeAsciiStringMap(map)) {
+                    writeWithFastjson(map);
+                }
             }
+        }
+
+        /**
+         * The usual attachments — ASCII strings to ASCII strings — by hand, as fastjson2 writes a HashMap: {@code A6},
+         * key and value strings in iteration order, {@code A5}. Returns false, having written nothing, otherwise.
+         */
+        private boolean writeAsciiStringMap(Map<String, Object> map) {
+            int size = 2;
+            for (Map.Entry<String, Object> e : map.entrySet()) {
+                Object k = e.getKey();
+                Object v = e.getValue();
+                if (!(k instanceof String) || !(v instanceof String) || !Jsonb.isAscii((String) k)
+                        || !Jsonb.isAscii((String) v)) {
+                    return false;
+                }
+                size += Jsonb.asciiStringSize(((String) k).length()) + Jsonb.asciiStringSize(((String) v).length());
+            }
+            out.writeInt(size);
+            out.writeByte(Jsonb.OBJECT_START);
+            for (Map.Entry<String, Object> e : map.entrySet()) {
+                Jsonb.writeAsciiString(out, e.getKey());
+                Jsonb.writeAsciiString(out, (String) e.getValue());
+            }
+            out.writeByte(Jsonb.OBJECT_END);
+            return true;
         }
 
         private void writeWithFastjson(Object v) {

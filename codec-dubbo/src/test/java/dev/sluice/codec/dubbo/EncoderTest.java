@@ -2,6 +2,7 @@ package dev.sluice.codec.dubbo;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -152,6 +153,29 @@ class EncoderTest {
         }
         DubboRequest grouped = DubboRequest.invocation(14L, Codecs.GET_USER, new Object[] {1L}, linked);
         assertEquals("g1", ((DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), Codecs.encode(grouped))).group());
+    }
+
+    @Test
+    void handWrittenAttachmentsMatchFastjsonAndOtherValuesFallBack() {
+        Map<String, Object> ascii = new java.util.HashMap<>(Codecs.benchmarkAttachments("1000"));
+        ascii.put("long.key." + "k".repeat(60), "v".repeat(3000));
+        ascii.put("", "");
+        byte[] frame = Codecs.encode(DubboRequest.invocation(20L, Codecs.GET_USER, new Object[] {1L}, ascii));
+        byte[] fastjson = com.alibaba.fastjson2.JSONB.toBytes(ascii, DubboEncoder.WRITER_FEATURES);
+        byte[] tail = java.util.Arrays.copyOfRange(frame, frame.length - fastjson.length, frame.length);
+        assertArrayEquals(fastjson, tail, "same bytes as fastjson2 with Dubbo's features");
+        assertEquals(ascii, ((DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), frame)).attachments());
+
+        Map<String, Object> mixed = new java.util.HashMap<>();
+        mixed.put("cjk", "中文");
+        mixed.put("latin1", "café");
+        mixed.put("int", 5);
+        mixed.put("null", null);
+        mixed.put("nested", new java.util.HashMap<>(Map.of("a", "b")));
+        DubboRequest back = (DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(),
+                Codecs.encode(DubboRequest.invocation(21L, Codecs.GET_USER, new Object[] {1L}, mixed)));
+        assertFalse(back.isBroken(), back::toString);
+        assertEquals(mixed, back.attachments());
     }
 
     @Test
