@@ -25,6 +25,11 @@ import java.util.Map;
  * buffer, by a status-25 SERIALIZATION_ERROR response with the same id saying "Data length too large: N, max
  * payload: M", and any other response failure by a status-50 BAD_RESPONSE, as a Dubbo provider does. A request value
  * that cannot be serialized fails with {@link DubboSerializationException}.
+ *
+ * <p><b>Serializations:</b> invocation and result bodies are fastjson2 (23) only. Heartbeats, events and error
+ * responses are also written in hessian2 (2), so a hessian2 peer's heartbeat is answered in kind and a hessian2
+ * caller reads why it was refused. An error response for any other id is written in fastjson2 with id 23 in the
+ * header, since nothing else could read it.
  */
 public final class DubboEncoder implements FrameEncoder {
     /** {@code FastJson2ObjectOutput}'s features with {@code check-serializable} on, Dubbo's default. */

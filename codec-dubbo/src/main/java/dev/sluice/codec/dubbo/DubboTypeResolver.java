@@ -17,6 +17,8 @@ public interface DubboTypeResolver {
      * The parameter types to decode an invocation's arguments as (generic types allowed), or {@code null} when no
      * such service method is exported, which makes the request broken with status 40 (Dubbo's answer to an
      * unknown service or descriptor). The {@code group} attachment is not known yet: it follows the arguments.
+     * Each decoder remembers the non-null answers for its 8 most recent targets, so an unexported service must
+     * still be rejected when the request is served, not only here. The returned array is only read.
      */
     Type[] parameterTypes(String servicePath, String serviceVersion, String methodName, String parameterTypesDesc);
 

@@ -14,5 +14,13 @@
  *   <li>Types: {@link dev.sluice.codec.dubbo.DubboTypeResolver}, {@link dev.sluice.codec.dubbo.InterfaceTypeResolver},
  *       {@link dev.sluice.codec.dubbo.DubboDescriptors}.</li>
  * </ul>
+ *
+ * <p>Serving: for each decoded {@code DubboRequest} — a heartbeat gets {@code DubboResponse.replyHeartbeat(req)}; a
+ * broken one (if two-way) {@code DubboResponse.replyError(req, req.brokenStatus(), req.errorMessage())}; an event
+ * ("R"/"W") no answer; an invocation {@code replyValue(req, result)} or {@code replyException(req, t)}, which pick
+ * the serialization id and the response attachments Dubbo expects. Calling: build one {@code DubboMethod} per
+ * method, send {@code DubboRequest.invocation(id, method, args, attachments)}, and resolve return types by id with
+ * {@code DubboTypeResolver.forClient(pendingCalls::returnType)}; a {@code DubboResponse} with status 90 was produced
+ * locally by the decoder (oversized, corrupt or refused) and fails the call.
  */
 package dev.sluice.codec.dubbo;
