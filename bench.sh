@@ -50,7 +50,7 @@ for arg in "$@"; do
     --no-build) build=0 ;;
     --no-netns) netns=no ;;
     --offline) mvn_flags+=(-o) ;;
-    -h|--help|--list) build=0; pass+=("$arg") ;;
+    -h|--help|--list|--report) build=0; pass+=("$arg") ;;
     *) pass+=("$arg") ;;
   esac
 done
@@ -69,7 +69,7 @@ has_host_ipv4() {
 }
 
 for arg in "${pass[@]+"${pass[@]}"}"; do
-  case "$arg" in -h|--help|--list) run_runner "${pass[@]}" ;; esac
+  case "$arg" in -h|--help|--list|--report) run_runner "${pass[@]}" ;; esac
 done
 
 if [[ $netns == auto ]]; then

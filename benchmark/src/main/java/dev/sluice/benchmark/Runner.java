@@ -1,5 +1,6 @@
 package dev.sluice.benchmark;
 
+import dev.sluice.benchmark.report.JmhJson;
 import dev.sluice.benchmark.report.Report;
 import dev.sluice.benchmark.report.Row;
 import dev.sluice.benchmark.report.SvgChart;
@@ -25,9 +26,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.GCProfiler;
-import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;
@@ -36,7 +35,6 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
-import org.openjdk.jmh.util.Statistics;
 
 /**
  * Runs the dubbo-benchmark comparison: for each target, starts its server JVM ({@link ServerProcess}), runs
@@ -69,6 +67,9 @@ public final class Runner {
     }
 
     static int run(Settings s, PrintStream console) throws Exception {
+        if (s.report != null) {
+            return report(s.report, console);
+        }
         if (s.list) {
             for (String name : Targets.names()) {
                 BenchTarget t = Targets.get(name);
@@ -134,7 +135,8 @@ public final class Runner {
         meta.put("serverAddress", host);
         meta.put("networkNamespace", System.getenv().getOrDefault("SLUICE_BENCH_NETNS", "no"));
         meta.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
-        meta.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        meta.put("jdk", System.getProperty("java.version"));
+        meta.put("vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         meta.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
         meta.put("jvmFlags", String.join(" ", Settings.JVM_FLAGS));
@@ -142,7 +144,7 @@ public final class Runner {
 
         console.println("Sluice benchmark: " + s.describe());
         console.printf(Locale.ROOT, "targets %s, server %s, %s cores, %s; JVMs: %s%n", meta.get("targets"), host,
-                meta.get("cores"), meta.get("jdk"), meta.get("jvmFlags"));
+                meta.get("cores"), meta.get("vm"), meta.get("jvmFlags"));
         console.printf(Locale.ROOT, "%d JMH benchmarks, about %d min; results in %s%n", total,
                 Math.max(1, Math.round((total * perBenchmark + targets.size() * 5L) / 60.0)), out);
 
@@ -238,32 +240,64 @@ public final class Runner {
             Runtime.getRuntime().removeShutdownHook(hook);
         }
 
-        List<String> order = new ArrayList<>(Targets.names());
-        String baseline = Targets.BASELINE;
-        Report report = new Report(rows(all), order, Settings.METHODS, baseline);
+        double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        meta.put("loadAverageAtEnd", String.format(Locale.ROOT, "%.2f", loadAtEnd));
+        Path json = out.resolve("jmh-result.json");
         if (!all.isEmpty()) {
-            ResultFormatFactory.getInstance(ResultFormatType.JSON, out.resolve("jmh-result.json").toString())
-                    .writeOut(sorted(all));
+            ResultFormatFactory.getInstance(ResultFormatType.JSON, json.toString()).writeOut(sorted(all));
         }
-        Files.writeString(out.resolve("summary.json"), report.json(meta));
-        Files.writeString(out.resolve("chart.svg"), SvgChart.render(report,
-                "dubbo-benchmark UserService: " + meta.get("targets") + " (" + s.profile + ", " + meta.get("cores")
-                        + " cores, JDK " + Runtime.version().feature() + ")"));
-        Files.writeString(out.resolve("summary.md"), markdown(report, meta, targets, failures));
-
-        console.println();
-        console.println("Results (" + s.profile + "; ops/ms from Throughput mode, percentiles from SampleTime mode,"
-                + " B/op = client JVM allocation per call from the gc profiler):");
-        console.println();
-        console.print(report.text());
-        console.println("written: " + out.resolve("summary.md") + ", summary.json, jmh-result.json, chart.svg,"
-                + " jmh.log, client.log, server-*.log");
+        List<Row> rows = Files.exists(json) ? JmhJson.read(json) : List.of();
+        writeReports(out, rows, meta, failures, s.profile, console);
+        console.printf(Locale.ROOT, "load average %s at start, %.2f at end (%s cores)%n",
+                meta.get("loadAverageAtStart"), loadAtEnd, meta.get("cores"));
         if (!failures.isEmpty()) {
             console.println("FAILURES:");
             failures.forEach(f -> console.println("  " + f));
             return 1;
         }
         return all.isEmpty() ? 1 : 0;
+    }
+
+    /** {@code --report DIR}: renders the summary, table and chart again from {@code DIR/jmh-result.json}. */
+    static int report(Path dir, PrintStream console) throws IOException {
+        Path json = dir.resolve("jmh-result.json");
+        if (!Files.exists(json)) {
+            console.println("error: " + json + " does not exist");
+            return 2;
+        }
+        Map<String, String> meta = new LinkedHashMap<>();
+        Path summary = dir.resolve("summary.json");
+        if (Files.exists(summary)) {
+            com.alibaba.fastjson2.JSONObject old = com.alibaba.fastjson2.JSON.parseObject(Files.readString(summary));
+            com.alibaba.fastjson2.JSONObject m = old.getJSONObject("meta");
+            if (m != null) {
+                m.forEach((k, v) -> meta.put(k, String.valueOf(v)));
+            }
+        }
+        List<Row> rows = JmhJson.read(json);
+        if (!meta.containsKey("targets")) {
+            meta.put("targets", String.join(",", rows.stream().map(r -> r.target).distinct().toList()));
+        }
+        String profile = meta.getOrDefault("settings", "profile ?").replaceAll("^profile (\\S+):.*", "$1");
+        writeReports(dir, rows, meta, List.of(), profile, console);
+        return 0;
+    }
+
+    private static void writeReports(Path out, List<Row> rows, Map<String, String> meta, List<String> failures,
+            String profile, PrintStream console) throws IOException {
+        Report report = new Report(rows, Targets.names(), Settings.METHODS, Targets.BASELINE);
+        Files.writeString(out.resolve("summary.json"), report.json(meta));
+        Files.writeString(out.resolve("chart.svg"), SvgChart.render(report,
+                "dubbo-benchmark UserService: " + meta.get("targets") + " (" + profile + ", "
+                        + meta.getOrDefault("cores", "?") + " cores, JDK " + meta.getOrDefault("jdk", "?") + ")"));
+        Files.writeString(out.resolve("summary.md"), markdown(report, meta, failures));
+        console.println();
+        console.println("Results (" + profile + "; ops/ms from Throughput mode, percentiles from SampleTime mode,"
+                + " B/op = client JVM allocation per call from the gc profiler):");
+        console.println();
+        console.print(report.text());
+        console.println("written: " + out.resolve("summary.md") + ", summary.json, jmh-result.json, chart.svg,"
+                + " jmh.log, client.log, server-*.log");
     }
 
     /** Writes to two streams. */
@@ -335,50 +369,16 @@ public final class Runner {
         return copy;
     }
 
-    static List<Row> rows(Collection<RunResult> results) {
-        Map<String, Row> rows = new LinkedHashMap<>();
-        for (RunResult rr : results) {
-            BenchmarkParams p = rr.getParams();
-            String bench = p.getBenchmark();
-            String method = bench.substring(bench.lastIndexOf('.') + 1);
-            String target = p.getParam("target");
-            Row row = rows.computeIfAbsent(target + "/" + method + "/" + p.getThreads(),
-                    k -> new Row(target, method, p.getThreads()));
-            Result<?> primary = rr.getPrimaryResult();
-            double allocNorm = Double.NaN;
-            for (Map.Entry<String, Result> e : rr.getSecondaryResults().entrySet()) {
-                if (e.getKey().endsWith("gc.alloc.rate.norm")) {
-                    allocNorm = e.getValue().getScore();
-                }
-            }
-            if (p.getMode() == Mode.Throughput) {
-                row.opsPerMs = primary.getScore();
-                row.opsPerMsError = primary.getScoreError();
-                if (!Double.isNaN(allocNorm)) {
-                    row.bytesPerOp = allocNorm;
-                }
-            } else if (p.getMode() == Mode.SampleTime) {
-                Statistics st = primary.getStatistics();
-                row.p50Ms = st.getPercentile(50);
-                row.p99Ms = st.getPercentile(99);
-                row.p999Ms = st.getPercentile(99.9);
-                if (Double.isNaN(row.bytesPerOp)) {
-                    row.bytesPerOp = allocNorm;
-                }
-            }
-        }
-        return new ArrayList<>(rows.values());
-    }
-
-    private static String markdown(Report report, Map<String, String> meta, List<BenchTarget> targets,
-            List<String> failures) {
+    private static String markdown(Report report, Map<String, String> meta, List<String> failures) {
         StringBuilder sb = new StringBuilder("# Sluice benchmark results\n\n");
         for (Map.Entry<String, String> e : meta.entrySet()) {
             sb.append("* ").append(e.getKey()).append(": `").append(e.getValue()).append("`\n");
         }
         sb.append("\nTargets:\n\n");
-        for (BenchTarget t : targets) {
-            sb.append("* `").append(t.name()).append("`: ").append(t.description()).append('\n');
+        for (String name : meta.getOrDefault("targets", "").split(",")) {
+            if (Targets.names().contains(name)) {
+                sb.append("* `").append(name).append("`: ").append(Targets.get(name).description()).append('\n');
+            }
         }
         sb.append("\nops/ms: JMH Throughput mode (± is JMH's 99.9% error). Percentiles: JMH SampleTime mode."
                 + " B/op: client JVM allocation per call (gc profiler, `gc.alloc.rate.norm`)."

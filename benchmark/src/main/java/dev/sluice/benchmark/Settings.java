@@ -31,6 +31,7 @@ final class Settings {
     boolean gc = true;
     boolean verbose;
     boolean list;
+    Path report;
     int lockWaitMinutes = 30;
 
     static final String USAGE = String.join("\n",
@@ -52,7 +53,8 @@ final class Settings {
             "  --no-gc            skip the gc profiler (bytes/op)",
             "  --verbose          show JMH's own output instead of one line per benchmark",
             "  --lock-wait MIN    wait at most MIN minutes for another JMH run to finish (default 30)",
-            "  --list             list the targets and whether they can run here");
+            "  --list             list the targets and whether they can run here",
+            "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from DIR/jmh-result.json");
 
     static Settings parse(String[] args) {
         Settings s = new Settings();
@@ -80,6 +82,7 @@ final class Settings {
                 case "--no-gc" -> s.gc = false;
                 case "--verbose" -> s.verbose = true;
                 case "--list" -> s.list = true;
+                case "--report" -> s.report = Path.of(value(args, ++i, a));
                 case "--lock-wait" -> s.lockWaitMinutes = Integer.parseInt(value(args, ++i, a));
                 case "-h", "--help" -> throw new UsageException(null);
                 default -> throw new UsageException("unknown argument: " + a);

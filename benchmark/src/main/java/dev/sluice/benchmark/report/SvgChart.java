@@ -82,9 +82,8 @@ public final class SvgChart {
         for (Row r : report.rows()) {
             if (r.threads == threads) {
                 double v = value.applyAsDouble(r);
-                double e = error.applyAsDouble(r);
                 if (!Double.isNaN(v)) {
-                    max = Math.max(max, v + (Double.isNaN(e) ? 0 : e));
+                    max = Math.max(max, v); // error bars are clipped, so a noisy run does not flatten the bars
                 }
             }
         }
@@ -132,7 +131,7 @@ public final class SvgChart {
                 double e = error.applyAsDouble(row);
                 if (!Double.isNaN(e) && e > 0) {
                     double cx = bx + (barW - 2) / 2;
-                    double y1 = top + plotH - (v + e) / top_ * plotH;
+                    double y1 = top + plotH - Math.min(top_, v + e) / top_ * plotH;
                     double y2 = top + plotH - Math.max(0, v - e) / top_ * plotH;
                     svg.append(String.format(Locale.ROOT,
                             "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>\n", cx, cx,
