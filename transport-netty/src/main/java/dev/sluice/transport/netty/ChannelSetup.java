@@ -46,7 +46,7 @@ final class ChannelSetup {
         if (r > 0 || w > 0 || a > 0) {
             p.addLast("idle", new IdleStateHandler(r, w, a, TimeUnit.MILLISECONDS));
         }
-        p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder()));
+        p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder(connection)));
         p.addLast("connection", new ConnectionHandler(connection, handler, onClosed));
         return connection;
     }
