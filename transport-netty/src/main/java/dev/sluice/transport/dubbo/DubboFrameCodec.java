@@ -1,0 +1,80 @@
+package dev.sluice.transport.dubbo;
+
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.codec.Codec;
+import dev.sluice.transport.codec.FrameDecoder;
+import dev.sluice.transport.codec.FrameEncoder;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.function.Function;
+import org.apache.dubbo.remoting.Codec2;
+import org.apache.dubbo.remoting.exchange.Response;
+import org.apache.dubbo.remoting.utils.PayloadDropper;
+
+/**
+ * Sluice's codec SPI over Dubbo's {@link Codec2} (the one the URL names; {@code DubboCountCodec} for the dubbo
+ * protocol), for one Dubbo endpoint.
+ *
+ * <p>The encoder runs on the sending thread and writes Dubbo's frame straight into the pooled buffer that goes onto
+ * the write queue, through a {@link ByteBufChannelBuffer} view: no second copy on the event loop (Dubbo's netty4
+ * transport copies every frame again in its {@code MessageToByteEncoder}). It takes {@link OutboundMessage}s, which
+ * carry the Dubbo channel whose URL Dubbo's codec reads ({@code payload}, serialization). Dubbo checks the
+ * {@code payload} limit while encoding; a request above it fails on the caller's thread with
+ * {@link DubboCodecException} (nothing queued, buffer released by the transport).
+ *
+ * <p>Decoders ({@link DubboFrameDecoder}) are per connection and run on its event loop.
+ */
+final class DubboFrameCodec implements Codec {
+    private final Codec2 codec;
+    private final int payloadLimit;
+    private final Function<Connection, SluiceChannel> channels;
+    private final FrameEncoder encoder = new Encoder();
+
+    /**
+     * @param channels gives the Dubbo channel of a connection (creating it on first use)
+     */
+    DubboFrameCodec(Codec2 codec, int payloadLimit, Function<Connection, SluiceChannel> channels) {
+        this.codec = codec;
+        this.payloadLimit = payloadLimit;
+        this.channels = channels;
+    }
+
+    @Override
+    public FrameEncoder encoder() {
+        return encoder;
+    }
+
+    /** Always fails: Dubbo's codec needs the connection's channel; the transport calls {@link #newDecoder(Connection)}. */
+    @Override
+    public FrameDecoder newDecoder() {
+        throw new UnsupportedOperationException("the Dubbo codec decodes for a connection: use newDecoder(Connection)");
+    }
+
+    @Override
+    public FrameDecoder newDecoder(Connection connection) {
+        return new DubboFrameDecoder(codec, payloadLimit, () -> channels.apply(connection));
+    }
+
+    /** Runs on the sending thread; stateless. */
+    private final class Encoder implements FrameEncoder {
+        @Override
+        public void encode(Object message, ByteBuf out) {
+            if (!(message instanceof OutboundMessage)) {
+                throw new IllegalArgumentException("the Dubbo adapter sends OutboundMessage, not "
+                        + (message == null ? "null" : message.getClass().getName()));
+            }
+            OutboundMessage m = (OutboundMessage) message;
+            int start = out.writerIndex();
+            try {
+                codec.encode(m.channel, new ByteBufChannelBuffer(out), m.message);
+            } catch (IOException e) {
+                throw new DubboCodecException("Could not encode " + PayloadDropper.getRequestWithoutData(m.message), e);
+            }
+            if (out.writerIndex() == start && m.message instanceof Response) {
+                // ExchangeCodec could not encode the response, rewound the buffer and already sent a short error
+                // response (status 25/50) with the same id through the channel: queue nothing for this one.
+                throw new ResponseReplacedException();
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.sluice.transport.dubbo;
+
+import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.TransportOptions;
+import java.time.Duration;
+import java.util.Locale;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.common.constants.CommonConstants;
+import org.apache.dubbo.remoting.Constants;
+import org.apache.dubbo.remoting.utils.UrlUtils;
+
+/**
+ * Turns the URL parameters Dubbo users set into Sluice's typed {@link TransportOptions}, once per endpoint.
+ *
+ * <table>
+ *   <caption>URL parameters</caption>
+ *   <tr><th>key</th><th>effect</th></tr>
+ *   <tr><td>{@code payload}</td><td>payload limit (default 8 MiB): checked by Dubbo's codec on encode, and by the
+ *       decoder on every inbound frame header</td></tr>
+ *   <tr><td>{@code heartbeat}</td><td>client: reader-idle period after which a heartbeat request is sent</td></tr>
+ *   <tr><td>{@code close.timeout}, {@code heartbeat.timeout}</td><td>server: all-idle period after which the
+ *       connection is closed (Dubbo's {@code UrlUtils.getCloseTimeout})</td></tr>
+ *   <tr><td>{@code connect.timeout}</td><td>connect timeout (default 3000 ms)</td></tr>
+ *   <tr><td>{@code iothreads}</td><td>server event-loop threads (default min(cores + 1, 32)); clients share one
+ *       group per JVM of that default size, as Dubbo's netty4 clients do</td></tr>
+ *   <tr><td>{@code sluice.native}</td><td>{@code nio} | {@code epoll} | {@code io_uring} | {@code auto}; else the
+ *       system property of the same name; else epoll when the system property {@code netty.epoll.enable=true}
+ *       (Dubbo's switch); else NIO. An unavailable native transport falls back to NIO.</td></tr>
+ *   <tr><td>{@code reconnect}, {@code sluice.reconnect}</td><td>client: whether the transport itself reconnects
+ *       with backoff (100 ms doubling to 5 s) after losing its connection; on unless {@code reconnect=false}, and
+ *       {@code sluice.reconnect} overrides. See {@link SluiceDubboClient} for how it cooperates with Dubbo's
+ *       reconnect timer.</td></tr>
+ * </table>
+ *
+ * <p>Stateless; any thread.
+ */
+final class DubboUrlOptions {
+    static final String NATIVE_KEY = "sluice.native";
+    static final String RECONNECT_KEY = "sluice.reconnect";
+
+    private DubboUrlOptions() {
+    }
+
+    static TransportOptions server(URL url) {
+        TransportOptions.Builder b = common(url)
+                .ioThreads(url.getPositiveParameter(CommonConstants.IO_THREADS_KEY, Constants.DEFAULT_IO_THREADS));
+        int closeTimeout = UrlUtils.getCloseTimeout(url);
+        if (closeTimeout > 0) {
+            b.allIdle(Duration.ofMillis(closeTimeout));
+        }
+        return b.reconnect(false).build();
+    }
+
+    static TransportOptions client(URL url) {
+        TransportOptions.Builder b = common(url).ioThreads(Constants.DEFAULT_IO_THREADS);
+        int heartbeat = UrlUtils.getHeartbeat(url);
+        if (heartbeat > 0) {
+            b.readerIdle(Duration.ofMillis(heartbeat));
+        }
+        boolean reconnect = !"false".equalsIgnoreCase(url.getParameter(Constants.RECONNECT_KEY));
+        String own = url.getParameter(RECONNECT_KEY);
+        if (own != null && !own.isBlank()) {
+            reconnect = Boolean.parseBoolean(own.trim());
+        }
+        return b.reconnect(reconnect).build();
+    }
+
+    private static TransportOptions.Builder common(URL url) {
+        return TransportOptions.builder()
+                .payloadLimit(url.getParameter(Constants.PAYLOAD_KEY, Constants.DEFAULT_PAYLOAD))
+                .connectTimeout(Duration.ofMillis(
+                        url.getPositiveParameter(Constants.CONNECT_TIMEOUT_KEY, Constants.DEFAULT_CONNECT_TIMEOUT)))
+                .nativeTransport(nativeTransport(url));
+    }
+
+    static NativeTransport nativeTransport(URL url) {
+        String value = url.getParameter(NATIVE_KEY);
+        if (value == null || value.isBlank()) {
+            value = System.getProperty(NATIVE_KEY);
+        }
+        if (value != null && !value.isBlank()) {
+            String v = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+            if (v.equals("IOURING")) {
+                v = "IO_URING";
+            }
+            try {
+                return NativeTransport.valueOf(v);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(NATIVE_KEY + "=" + value
+                        + " is not one of nio, epoll, io_uring, auto", e);
+            }
+        }
+        return Boolean.parseBoolean(System.getProperty(CommonConstants.ThirdPartyProperty.NETTY_EPOLL_ENABLE_KEY))
+                ? NativeTransport.EPOLL : NativeTransport.NIO;
+    }
+}

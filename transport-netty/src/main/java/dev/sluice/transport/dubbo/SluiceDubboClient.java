@@ -1,0 +1,226 @@
+package dev.sluice.transport.dubbo;
+
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.IdleState;
+import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.netty.NettyClientTransport;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.common.Version;
+import org.apache.dubbo.common.constants.CommonConstants;
+import org.apache.dubbo.remoting.Channel;
+import org.apache.dubbo.remoting.ChannelHandler;
+import org.apache.dubbo.remoting.RemotingException;
+import org.apache.dubbo.remoting.exchange.Request;
+import org.apache.dubbo.remoting.transport.AbstractClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Dubbo's {@code Client} on a Sluice {@link NettyClientTransport}: one connection to one provider address.
+ *
+ * <p>Built on Dubbo's {@link AbstractClient}, which supplies the connect-on-construction semantics ({@code check},
+ * {@code lazy}), the consumer executor, reconnect-on-send ({@code send.reconnect}) and the close sequence. The
+ * handler is wrapped as Dubbo's netty4 client wraps it ({@code ChannelHandlers.wrap}).
+ *
+ * <p><b>Idle.</b> {@link #canHandleIdle()} is true: after {@code heartbeat} ms without reading anything the
+ * transport's reader-idle timer fires and a heartbeat request goes out through the channel, as Dubbo's netty4
+ * client does; so Dubbo starts no heartbeat timer.
+ *
+ * <p><b>Reconnect.</b> Two mechanisms, which cooperate instead of racing:
+ * <ul>
+ *   <li>Dubbo's {@code ReconnectTimerTask} (unless {@code reconnect=false}) calls {@link #reconnect()} when the
+ *       channel is down or silent for the idle timeout. It ticks at most every 60 s by default
+ *       ({@code dubbo.application.least-reconnect-duration}), and until the channel is back the cluster keeps the
+ *       provider in its invalid list.</li>
+ *   <li>Sluice's transport reconnects by itself with backoff (100 ms doubling to 5 s) as soon as the connection is
+ *       lost, so a restarted provider is usable again within about a second. On by default; off with
+ *       {@code reconnect=false} or {@code sluice.reconnect=false}.</li>
+ * </ul>
+ * There is no double reconnection: {@code NettyClientTransport.connect()} joins an attempt already under way and
+ * cancels a scheduled one, and {@link #doConnect()} reuses a live transport connection instead of dialling again.
+ * Each new connection gets its own Dubbo channel and {@code connected} event, as with Dubbo's netty4 client.
+ *
+ * <p>Threads: public methods are thread-safe. The constructor connects (blocking up to {@code connect.timeout}) on
+ * the caller's thread. Transport events reach Dubbo's handler chain on the connection's event loop. Never call
+ * {@link #close()} or {@link #reconnect()} on an event loop.
+ */
+final class SluiceDubboClient extends AbstractClient {
+    private static final Logger log = LoggerFactory.getLogger(SluiceDubboClient.class);
+
+    // Assigned in doOpen()/doConnect(), which AbstractClient's constructor calls before this class's field
+    // initialisers would run: so no initialisers here.
+    private NettyClientTransport transport;
+    private SharedClientLoops.Lease loops;
+    /** The channel of the newest connection (kept after it closes, as Dubbo's netty4 client keeps its channel). */
+    private volatile SluiceChannel latest;
+
+    SluiceDubboClient(URL url, ChannelHandler handler) throws RemotingException {
+        super(url, wrapChannelHandler(url, handler));
+    }
+
+    @Override
+    protected void doOpen() {
+        URL url = getUrl();
+        TransportOptions options = DubboUrlOptions.client(url);
+        loops = SharedClientLoops.acquire(options.nativeTransport(), options.ioThreads());
+        DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel);
+        transport = NettyClientTransport.builder()
+                .remote(getConnectAddress())
+                .options(options)
+                .codec(codec)
+                .handler(new Handler())
+                .eventLoops(loops.eventLoops())
+                .build();
+        log.debug("Sluice Dubbo client to {} ({})", getConnectAddress(), options);
+    }
+
+    private SluiceChannel channel(Connection connection) {
+        return SluiceChannel.of(connection, getUrl(), this, this);
+    }
+
+    /** Called under AbstractClient's connect lock, only when {@link #isConnected()} is false. */
+    @Override
+    protected void doConnect() throws RemotingException {
+        NettyClientTransport t = transport;
+        CompletableFuture<Connection> attempt;
+        Connection live = liveConnection(t);
+        if (live != null) {
+            SluiceChannel current = channel(live);
+            if (!current.isClosed()) {
+                latest = current; // the transport reconnected by itself; its connected event may still be coming
+                return;
+            }
+            attempt = t.reconnect(); // Dubbo closed this channel (disconnect or idle timeout): dial a fresh one
+        } else {
+            attempt = t.connect(); // joins the transport's own attempt when one is under way
+        }
+        int timeout = getConnectTimeout();
+        try {
+            latest = channel(attempt.get(timeout, TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RemotingException(this, "Interrupted while connecting to " + getConnectAddress());
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new RemotingException(this, "client(url: " + getUrl() + ") failed to connect to server "
+                    + getConnectAddress() + ", error message is:" + cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            throw new RemotingException(this, "client(url: " + getUrl() + ") failed to connect to server "
+                    + getConnectAddress() + " client-side timeout " + timeout + "ms using dubbo version "
+                    + Version.getVersion());
+        }
+    }
+
+    private static Connection liveConnection(NettyClientTransport t) {
+        try {
+            return t.isConnected() ? t.connection() : null;
+        } catch (RuntimeException e) { // lost between the two calls
+            return null;
+        }
+    }
+
+    @Override
+    protected void doDisConnect() {
+        // AbstractClient.disconnect() has closed the channel; the transport notices the connection closing.
+    }
+
+    @Override
+    protected void doClose() {
+        NettyClientTransport t = transport;
+        try {
+            if (t != null) {
+                t.closeAsync().get(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("Sluice Dubbo client to {} did not close cleanly", getConnectAddress(), e);
+        } finally {
+            if (loops != null) {
+                loops.release();
+            }
+        }
+    }
+
+    @Override
+    protected Channel getChannel() {
+        return latest;
+    }
+
+    SluiceChannel latestChannel() {
+        return latest;
+    }
+
+    /** True: the transport sends heartbeats on reader idle, so Dubbo starts no heartbeat timer. */
+    @Override
+    public boolean canHandleIdle() {
+        return true;
+    }
+
+    /** Transport events of this client's connections; runs on the connection's event loop. */
+    private final class Handler implements TransportHandler {
+        @Override
+        public void connected(Connection connection) {
+            SluiceChannel ch = channel(connection);
+            latest = ch;
+            try {
+                SluiceDubboClient.this.connected(ch);
+            } catch (Throwable t) {
+                log.warn("Dubbo handler failed on connected for {}", ch, t);
+            }
+        }
+
+        @Override
+        public void received(Connection connection, Object message) {
+            SluiceChannel ch = channel(connection);
+            try {
+                SluiceDubboClient.this.received(ch, message);
+            } catch (Throwable t) {
+                log.warn("Dubbo handler failed on received for {}", ch, t);
+            }
+        }
+
+        @Override
+        public void idle(Connection connection, IdleState state) {
+            if (state != IdleState.READER_IDLE) {
+                return;
+            }
+            SluiceChannel ch = channel(connection);
+            Request heartbeat = new Request();
+            heartbeat.setVersion(Version.getProtocolVersion());
+            heartbeat.setTwoWay(true);
+            heartbeat.setEvent(CommonConstants.HEARTBEAT_EVENT);
+            try {
+                ch.send(heartbeat, false);
+                log.debug("Sent heartbeat to {}", ch);
+            } catch (RemotingException e) {
+                log.debug("Could not send heartbeat to {}: {}", ch, e.getMessage());
+            }
+        }
+
+        @Override
+        public void caught(Connection connection, Throwable cause) {
+            SluiceChannel ch = channel(connection);
+            try {
+                SluiceDubboClient.this.caught(ch, cause);
+            } catch (Throwable t) {
+                log.warn("Dubbo handler failed on caught for {}", ch, t);
+            }
+        }
+
+        @Override
+        public void disconnected(Connection connection, Throwable cause) {
+            SluiceChannel ch = channel(connection);
+            try {
+                SluiceDubboClient.this.disconnected(ch);
+            } catch (Throwable t) {
+                log.warn("Dubbo handler failed on disconnected for {}", ch, t);
+            }
+        }
+    }
+}
