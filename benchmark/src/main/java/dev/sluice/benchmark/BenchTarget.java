@@ -36,7 +36,14 @@ public interface BenchTarget {
      * Runs in the JMH client JVM, once per trial. The returned client is shared by all benchmark threads, like the
      * single Spring-managed reference of dubbo-benchmark's client.
      */
-    Client connect(String host, int port) throws Exception;
+    Client connect(ClientConfig config) throws Exception;
+
+    /**
+     * What every target's client must honour.
+     *
+     * @param timeoutMillis per-call timeout (dubbo-benchmark uses Dubbo's default, 1000 ms)
+     */
+    record ClientConfig(String host, int port, int timeoutMillis) {}
 
     /** A connected client. {@link #service()} must be thread-safe. */
     interface Client extends AutoCloseable {

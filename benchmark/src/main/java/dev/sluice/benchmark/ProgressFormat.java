@@ -28,6 +28,8 @@ final class ProgressFormat implements OutputFormat {
     private final PrintStream console;
     private final Deque<String> recent = new ArrayDeque<>();
     private final StringBuilder partial = new StringBuilder();
+    private boolean failureSeen;
+    private String lastFailure;
 
     private final int total;
     private final long secondsPerBenchmark;
@@ -54,6 +56,13 @@ final class ProgressFormat implements OutputFormat {
 
     int done() {
         return done;
+    }
+
+    /** The exception line of the last {@code <failure>} JMH reported in the current benchmark, or null. */
+    String lastFailure() {
+        synchronized (recent) {
+            return lastFailure;
+        }
     }
 
     void note(String line) {
@@ -86,6 +95,8 @@ final class ProgressFormat implements OutputFormat {
         lineOpen = true;
         synchronized (recent) {
             recent.clear();
+            failureSeen = false;
+            lastFailure = null;
         }
     }
 
@@ -168,6 +179,12 @@ final class ProgressFormat implements OutputFormat {
     private void remember(String text) {
         synchronized (recent) {
             for (String line : text.split("\n", -1)) {
+                if (line.contains("<failure>")) {
+                    failureSeen = true;
+                } else if (failureSeen && lastFailure == null && !line.isBlank()
+                        && !Character.isWhitespace(line.charAt(0))) {
+                    lastFailure = line.length() > 400 ? line.substring(0, 400) + "..." : line;
+                }
                 if (!line.isBlank()) {
                     recent.addLast(line);
                     if (recent.size() > 25) {

@@ -219,6 +219,11 @@ public final class Runner {
                             String msg = target.name() + " t=" + threads + ": " + rootMessage(e);
                             failures.add(msg);
                             progress.note("   FAILED " + msg + " (see " + out.resolve("jmh.log") + ")");
+                            String cause = progress.lastFailure();
+                            if (cause != null) {
+                                failures.set(failures.size() - 1, msg + ": " + cause);
+                                progress.note("   cause: " + cause);
+                            }
                         }
                     }
                 } catch (Exception e) {
@@ -337,6 +342,7 @@ public final class Runner {
                 .param("target", target)
                 .param("host", host)
                 .param("port", String.valueOf(port))
+                .param("timeoutMs", String.valueOf(s.timeoutMillis))
                 .threads(threads)
                 .forks(1)
                 .warmupIterations(s.warmupIterations)

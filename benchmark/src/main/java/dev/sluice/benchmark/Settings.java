@@ -27,6 +27,7 @@ final class Settings {
     List<String> modes = MODES;
     String host;
     int port = 20880;
+    int timeoutMillis;
     Path out;
     boolean gc = true;
     boolean verbose;
@@ -49,6 +50,7 @@ final class Settings {
             "  --warmup-iterations N  --warmup-time SECONDS  --iterations N  --time SECONDS",
             "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
             "  --port N           first server port (default 20880; target i uses port + i)",
+            "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo; 10000 with --smoke)",
             "  --out DIR          results directory (default results/<timestamp>)",
             "  --no-gc            skip the gc profiler (bytes/op)",
             "  --verbose          show JMH's own output instead of one line per benchmark",
@@ -64,6 +66,7 @@ final class Settings {
         String time = null;
         String threads = null;
         String modes = null;
+        String timeout = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -78,6 +81,7 @@ final class Settings {
                 case "--time" -> time = value(args, ++i, a);
                 case "--host" -> s.host = value(args, ++i, a);
                 case "--port" -> s.port = Integer.parseInt(value(args, ++i, a));
+                case "--timeout" -> timeout = value(args, ++i, a);
                 case "--out" -> s.out = Path.of(value(args, ++i, a));
                 case "--no-gc" -> s.gc = false;
                 case "--verbose" -> s.verbose = true;
@@ -99,6 +103,9 @@ final class Settings {
         if (time != null) s.seconds = Integer.parseInt(time);
         if (threads != null) s.threads = parseThreads(threads);
         if (modes != null) s.modes = checked(split(modes), MODES, "--modes");
+        // smoke runs cold JVMs with no warm-up, often on a busy CI machine: a generous timeout keeps a slow first
+        // call from failing the check; measured profiles keep Dubbo's default like dubbo-benchmark
+        s.timeoutMillis = timeout != null ? Integer.parseInt(timeout) : "smoke".equals(s.profile) ? 10_000 : 1000;
         if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1) {
             throw new UsageException("iterations and times must be positive");
         }
@@ -160,9 +167,10 @@ final class Settings {
 
     String describe() {
         return String.format(Locale.ROOT,
-                "profile %s: %d warm-up x %d s + %d x %d s, forks 1, threads %s, modes %s, benchmarks %s, gc %s",
+                "profile %s: %d warm-up x %d s + %d x %d s, forks 1, threads %s, modes %s, benchmarks %s, gc %s,"
+                        + " call timeout %d ms",
                 profile, warmupIterations, warmupSeconds, iterations, seconds, threads, modes, methods,
-                gc ? "on" : "off");
+                gc ? "on" : "off", timeoutMillis);
     }
 
     static final class UsageException extends RuntimeException {

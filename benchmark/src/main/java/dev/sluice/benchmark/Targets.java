@@ -2,6 +2,7 @@ package dev.sluice.benchmark;
 
 import dev.sluice.benchmark.targets.DubboTarget;
 import dev.sluice.benchmark.targets.PendingTarget;
+import dev.sluice.benchmark.targets.SluiceTarget;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,10 +26,7 @@ public final class Targets {
                 "Dubbo 3.3.6, dubbo protocol, fastjson2, server=netty4 client=netty4, filter=-default"));
         register("dubbo-sluice", () -> new DubboTarget("dubbo-sluice", "sluice",
                 "the same Dubbo 3.3.6 app with server=sluice client=sluice (Sluice's Dubbo Transporter)"));
-        // TODO(sluice): replace with a SluiceTarget once dev.sluice.rpc.SluiceServer / SluiceClient exist.
-        register("sluice", () -> new PendingTarget("sluice",
-                "standalone SluiceServer / SluiceClient (no Dubbo)",
-                "dev.sluice.rpc.SluiceServer / SluiceClient are not implemented yet"));
+        register("sluice", SluiceTarget::new);
         // TODO(raw): replace with a RawTarget: pre-encoded request frames, echoed canned responses over Sluice's
         // transport, to show the transport's ceiling.
         register("raw", () -> new PendingTarget("raw",

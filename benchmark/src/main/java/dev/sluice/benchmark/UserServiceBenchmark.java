@@ -40,13 +40,17 @@ public class UserServiceBenchmark {
     @Param("20880")
     public int port;
 
+    /** Per-call timeout; 1000 ms is Dubbo's default and dubbo-benchmark's. */
+    @Param("1000")
+    public int timeoutMs;
+
     private final AtomicInteger counter = new AtomicInteger();
     private BenchTarget.Client client;
     private UserService userService;
 
     @Setup(Level.Trial)
     public void connect() throws Exception {
-        client = Targets.get(target).connect(host, port);
+        client = Targets.get(target).connect(new BenchTarget.ClientConfig(host, port, timeoutMs));
         userService = client.service();
     }
 

@@ -122,7 +122,7 @@ public final class DubboTarget implements BenchTarget {
     }
 
     @Override
-    public Client connect(String host, int port) {
+    public Client connect(ClientConfig config) {
         ConsumerConfig consumer = new ConsumerConfig();
         consumer.setClient(transporter);
         consumer.setFilter("-default");
@@ -130,7 +130,8 @@ public final class DubboTarget implements BenchTarget {
         ReferenceConfig<UserService> reference = new ReferenceConfig<>();
         reference.setInterface(UserService.class);
         reference.setCheck(false);
-        reference.setUrl("dubbo://" + host + ":" + port + "?serialization=fastjson2");
+        reference.setTimeout(config.timeoutMillis()); // 1000 = Dubbo's default, what dubbo-benchmark runs with
+        reference.setUrl("dubbo://" + config.host() + ":" + config.port() + "?serialization=fastjson2");
 
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + name + "-client"))

@@ -35,7 +35,7 @@ public final class PendingTarget implements BenchTarget {
     }
 
     @Override
-    public Client connect(String host, int port) {
+    public Client connect(ClientConfig config) {
         throw new UnsupportedOperationException(name + ": " + reason);
     }
 }
