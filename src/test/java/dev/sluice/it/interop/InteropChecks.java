@@ -1,0 +1,81 @@
+package dev.sluice.it.interop;
+
+import dev.sluice.it.harness.Scenario;
+import dev.sluice.it.rpc.model.TypesChecks;
+import dev.sluice.it.rpc.model.TypesService;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Child-side helper of the interop scenarios: runs one named check at a time and reports it as its own
+ * {@code RESULT} line ({@code ok ms=…} plus the check's metrics, or {@code FAIL <exception>}), so a broken value
+ * type or feature is named precisely and the remaining checks still run.
+ *
+ * <p>Used on the scenario's main thread; the names are shared with the tests through {@link #typesNames()}.
+ */
+final class InteropChecks {
+    /** Prefix of the {@link TypesChecks} results. */
+    static final String TYPES = "types.";
+
+    private InteropChecks() {
+    }
+
+    /** A check that only passes or throws. */
+    @FunctionalInterface
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} and reports it as {@code name}; true when it passed. */
+    static boolean check(String name, Body body) {
+        return measure(name, () -> {
+            body.run();
+            return new Object[0];
+        });
+    }
+
+    /** Runs {@code body}, which returns alternating metric keys and values, and reports it as {@code name}. */
+    static boolean measure(String name, Callable<Object[]> body) {
+        long start = System.nanoTime();
+        try {
+            Object[] metrics = body.call();
+            Object[] line = new Object[metrics.length + 2];
+            line[0] = "ms";
+            line[1] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.arraycopy(metrics, 0, line, 2, metrics.length);
+            Scenario.ok(name, line);
+            return true;
+        } catch (Throwable t) {
+            System.err.println("check " + name + " failed:");
+            t.printStackTrace();
+            Scenario.fail(name, t.toString() + (t.getCause() == null ? "" : " / cause: " + t.getCause()));
+            return false;
+        }
+    }
+
+    /** Every {@link TypesChecks} check against {@code service}, one result each. */
+    static void types(TypesService service) {
+        for (Map.Entry<String, TypesChecks.Check> e : TypesChecks.checks().entrySet()) {
+            check(TYPES + e.getKey(), () -> e.getValue().run(service));
+        }
+    }
+
+    /** The result names {@link #types} reports. */
+    static List<String> typesNames() {
+        List<String> names = new ArrayList<>();
+        for (String name : TypesChecks.checks().keySet()) {
+            names.add(TYPES + name);
+        }
+        return names;
+    }
+
+    /** Throws AssertionError with {@code message} unless {@code condition}. */
+    static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new AssertionError(message);
+        }
+    }
+}
