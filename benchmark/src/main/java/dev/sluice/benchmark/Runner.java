@@ -301,6 +301,10 @@ public final class Runner {
                 + " B/op = client JVM allocation per call from the gc profiler):");
         console.println();
         console.print(report.text());
+        if ("smoke".equals(profile)) {
+            console.println("(smoke: cold JVMs and no warm-up; these numbers check that every target works, they do"
+                    + " not measure it)");
+        }
         console.println("written: " + out.resolve("summary.md") + ", summary.json, jmh-result.json, chart.svg,"
                 + " jmh.log, client.log, server-*.log");
     }
