@@ -218,6 +218,13 @@ public final class SluiceServer implements AutoCloseable {
             Object impl = services.get(serviceKey(request.servicePath(), request.serviceVersion(), request.group()));
             Method method = resolver.method(request.servicePath(), request.serviceVersion(), request.methodName(),
                     request.parameterTypesDesc());
+            if (impl != null && method == null && DubboConstants.ECHO_METHOD.equals(request.methodName())
+                    && DubboConstants.ECHO_DESC.equals(request.parameterTypesDesc())) {
+                // Dubbo's EchoFilter: any exported service answers $echo(x) with x. Every Dubbo consumer proxy
+                // implements EchoService, and callers use it as a liveness check.
+                answer(connection, request, withAttachments(request, request.arguments()[0], null, null));
+                return;
+            }
             if (impl == null || method == null) {
                 if (request.isTwoWay()) {
                     reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,

@@ -51,6 +51,13 @@ public final class DubboConstants {
     public static final String DUBBO_PROTOCOL_VERSION = "2.0.2";
     /** The service version a consumer with no version configured sends. */
     public static final String DEFAULT_SERVICE_VERSION = "0.0.0";
+    /**
+     * Method name of Dubbo's built-in echo call: every Dubbo consumer proxy implements {@code EchoService}, and a
+     * provider answers {@code $echo(x)} with {@code x} for any exported service (its {@code EchoFilter}).
+     */
+    public static final String ECHO_METHOD = "$echo";
+    /** Parameter descriptor of {@link #ECHO_METHOD}: one {@code Object}. */
+    public static final String ECHO_DESC = "Ljava/lang/Object;";
     /** Event data of the readonly event a server sends on graceful shutdown. */
     public static final String READONLY_EVENT = "R";
     /** Event data of the writeable event that cancels a readonly one. */

@@ -12,6 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link ClassAllowlist} so its types may be deserialized. Versions {@code null}, {@code ""}, {@code "0.0.0"} and
  * {@code "*"} are the same unversioned service, as for Dubbo. Thread-safe: register at any time; lookups are
  * lock-free. {@link #returnType} always answers {@code null}.
+ *
+ * <p>Each registered service also resolves Dubbo's built-in {@code $echo(Object)} ({@link DubboConstants#ECHO_METHOD}),
+ * which has no Java method: {@link #method} answers {@code null} for it and the server echoes the argument.
  */
 public final class InterfaceTypeResolver implements DubboTypeResolver {
     private final ClassAllowlist allowlist;
@@ -22,10 +25,16 @@ public final class InterfaceTypeResolver implements DubboTypeResolver {
         final Type[] parameterTypes;
 
         Exported(Method method) {
+            this(method, method.getGenericParameterTypes());
+        }
+
+        Exported(Method method, Type[] parameterTypes) {
             this.method = method;
-            this.parameterTypes = method.getGenericParameterTypes();
+            this.parameterTypes = parameterTypes;
         }
     }
+
+    private static final Exported ECHO = new Exported(null, new Type[] {Object.class});
 
     public InterfaceTypeResolver(ClassAllowlist allowlist) {
         this.allowlist = allowlist;
@@ -42,6 +51,8 @@ public final class InterfaceTypeResolver implements DubboTypeResolver {
             throw new IllegalArgumentException(serviceInterface + " is not an interface");
         }
         allowlist.register(serviceInterface);
+        // Before the interface's methods, so an interface declaring its own $echo(Object) wins.
+        methods.put(key(servicePath, serviceVersion, DubboConstants.ECHO_METHOD, DubboConstants.ECHO_DESC), ECHO);
         for (Method m : serviceInterface.getMethods()) {
             if (m.getDeclaringClass() == Object.class || Modifier.isStatic(m.getModifiers())) {
                 continue;
@@ -51,7 +62,7 @@ public final class InterfaceTypeResolver implements DubboTypeResolver {
         return this;
     }
 
-    /** The exported method for a request's target, or {@code null}. */
+    /** The exported method for a request's target, or {@code null} (also for the built-in {@code $echo}). */
     public Method method(String servicePath, String serviceVersion, String methodName, String parameterTypesDesc) {
         Exported e = methods.get(key(servicePath, serviceVersion, methodName, parameterTypesDesc));
         return e == null ? null : e.method;
