@@ -1,7 +1,7 @@
 package dev.sluice.benchmark;
 
 import dev.sluice.benchmark.targets.DubboTarget;
-import dev.sluice.benchmark.targets.PendingTarget;
+import dev.sluice.benchmark.targets.RawTarget;
 import dev.sluice.benchmark.targets.SluiceTarget;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,11 +27,7 @@ public final class Targets {
         register("dubbo-sluice", () -> new DubboTarget("dubbo-sluice", "sluice",
                 "the same Dubbo 3.3.6 app with server=sluice client=sluice (Sluice's Dubbo Transporter)"));
         register("sluice", SluiceTarget::new);
-        // TODO(raw): replace with a RawTarget: pre-encoded request frames, echoed canned responses over Sluice's
-        // transport, to show the transport's ceiling.
-        register("raw", () -> new PendingTarget("raw",
-                "pre-encoded dubbo frames answered by a minimal echo server on Sluice's transport",
-                "the raw target is not implemented yet"));
+        register("raw", RawTarget::new);
     }
 
     private Targets() {}
