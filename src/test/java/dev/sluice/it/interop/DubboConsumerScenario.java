@@ -6,6 +6,7 @@ import static dev.sluice.it.interop.InteropChecks.require;
 
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
+import dev.sluice.it.rpc.model.Item;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.it.rpc.model.TypesServiceImpl;
 import dev.sluice.rpc.SluiceServer;
@@ -29,6 +30,7 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 import org.apache.dubbo.rpc.Invoker;
 import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
+import org.apache.dubbo.rpc.service.EchoService;
 
 /**
  * Child-JVM scenario of {@link DubboConsumerInteropTest}: real Dubbo 3.3.6 consumers ({@code client=netty4},
@@ -46,6 +48,10 @@ public final class DubboConsumerScenario {
     static final String ATTACHMENTS_FROM_PROVIDER = "attachments.provider-to-consumer";
     static final String ATTACHMENTS_DUBBO_BUILTIN = "attachments.dubbo-builtin";
     static final String ATTACHMENTS_PER_CALL = "attachments.per-call";
+    static final String ATTACHMENTS_VALUES = "attachments.value-kinds";
+    static final String PAYLOAD_LARGE = "payload.large-string";
+    static final String PAYLOAD_MANY = "payload.many-pojos";
+    static final String ECHO_SERVICE = "echo-service";
     static final String ASYNC_CONCURRENT = "async.concurrent";
     static final String ONE_WAY = "one-way";
     static final String VERSION_GROUP = "version-group.routing";
@@ -73,7 +79,8 @@ public final class DubboConsumerScenario {
         List<String> names = new ArrayList<>(List.of(START));
         names.addAll(InteropChecks.typesNames());
         names.addAll(List.of(ATTACHMENTS_TO_PROVIDER, ATTACHMENTS_FROM_PROVIDER, ATTACHMENTS_DUBBO_BUILTIN,
-                ATTACHMENTS_PER_CALL, ASYNC_CONCURRENT, ONE_WAY, VERSION_GROUP, VERSION_UNKNOWN));
+                ATTACHMENTS_PER_CALL, ATTACHMENTS_VALUES, PAYLOAD_LARGE, PAYLOAD_MANY, ASYNC_CONCURRENT, ONE_WAY,
+                VERSION_GROUP, VERSION_UNKNOWN, ECHO_SERVICE));
         names.addAll(UserServiceChecks.NAMES);
         names.addAll(List.of(HEARTBEAT, READONLY_UNAVAILABLE, READONLY_NEW_CALL, READONLY_IN_FLIGHT,
                 READONLY_CLOSED, STOP));
@@ -130,6 +137,15 @@ public final class DubboConsumerScenario {
 
             InteropChecks.types(s);
             attachments(s);
+            check(PAYLOAD_LARGE, () -> {
+                String big = InteropChecks.largeText();
+                require(big.equals(s.echo(big)), "large string changed on the way");
+            });
+            check(PAYLOAD_MANY, () -> {
+                List<Item> items = s.items(5_000);
+                require(items.size() == 5_000 && "item4999".equals(items.get(4_999).getName()),
+                        "got " + items.size() + " items");
+            });
             check(ASYNC_CONCURRENT, () -> asyncConcurrent(s));
             check(ONE_WAY, () -> {
                 s.fire("go");
@@ -148,6 +164,12 @@ public final class DubboConsumerScenario {
                     require(String.valueOf(e.getMessage()).contains("3.0"), "message does not name the version: "
                             + e.getMessage());
                 }
+            });
+
+            check(ECHO_SERVICE, () -> {
+                // Every Dubbo proxy implements EchoService; $echo is Dubbo's built-in liveness call.
+                Object answer = ((EchoService) s).$echo("ping");
+                require("ping".equals(answer), "$echo answered " + answer);
             });
 
             UserServiceChecks.run(usersRef.get(), threads, callsPerThread);
@@ -205,6 +227,19 @@ public final class DubboConsumerScenario {
             require("1".equals(s.attachment("once")), "first call did not carry the attachment");
             String again = s.attachment("once");
             require(again == null, "an attachment of the previous call leaked into the next: " + again);
+        });
+        check(ATTACHMENTS_VALUES, () -> {
+            for (String value : InteropChecks.ATTACHMENT_VALUES) {
+                RpcContext.getClientAttachment().setAttachment("v", value);
+                String seen = s.attachment("v");
+                require(value.equals(seen), "sent " + InteropChecks.abbreviate(value) + ", the server saw "
+                        + InteropChecks.abbreviate(seen));
+                String served = RpcContext.getServerContext().getAttachment("served");
+                require(("yes:" + value).equals(served), "response attachment " + InteropChecks.abbreviate(served));
+            }
+            RpcContext.getClientAttachment().setObjectAttachment("n", 42);
+            String seen = s.attachment("n");
+            require("42".equals(seen), "an Integer attachment arrived as " + seen);
         });
     }
 

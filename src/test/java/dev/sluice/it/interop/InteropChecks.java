@@ -72,6 +72,20 @@ final class InteropChecks {
         return names;
     }
 
+    /** Attachment values beyond short ASCII: empty, Latin-1, CJK and emoji, past the 47-char short form, long. */
+    static final List<String> ATTACHMENT_VALUES = List.of("", "caf\u00e9 \u00e4", "\u8ffd\u8e2a-\ud83d\ude00",
+            "a".repeat(48), "b".repeat(3000));
+
+    /** A 2.4 MB string: 1 MiB of ASCII then CJK, for a request and a response far larger than a TCP segment. */
+    static String largeText() {
+        return "x".repeat(1 << 20) + "\u4e2d\u6587".repeat(100_000) + "\ud83d\ude80";
+    }
+
+    /** {@code s}, cut to 60 chars for a one-line message. */
+    static String abbreviate(String s) {
+        return s == null || s.length() <= 60 ? s : s.substring(0, 60) + "...(" + s.length() + " chars)";
+    }
+
     /** Throws AssertionError with {@code message} unless {@code condition}. */
     static void require(boolean condition, String message) {
         if (!condition) {

@@ -30,7 +30,8 @@ final class ServiceContexts {
     static final TypesServiceImpl.Attachments DUBBO = new TypesServiceImpl.Attachments() {
         @Override
         public String get(String key) {
-            return RpcContext.getServerAttachment().getAttachment(key);
+            Object v = RpcContext.getServerAttachment().getObjectAttachment(key);
+            return v == null ? null : v.toString();
         }
 
         @Override

@@ -6,6 +6,7 @@ import static dev.sluice.it.interop.InteropChecks.require;
 
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
+import dev.sluice.it.rpc.model.Item;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.it.rpc.model.TypesServiceImpl;
 import dev.sluice.rpc.RpcException;
@@ -44,6 +45,9 @@ public final class SluiceClientScenario {
     static final String ATTACHMENTS_FROM_PROVIDER = "attachments.provider-to-consumer";
     static final String ATTACHMENTS_FIXED = "attachments.reference-fixed";
     static final String ATTACHMENTS_PER_CALL = "attachments.per-call";
+    static final String ATTACHMENTS_VALUES = "attachments.value-kinds";
+    static final String PAYLOAD_LARGE = "payload.large-string";
+    static final String PAYLOAD_MANY = "payload.many-pojos";
     static final String ASYNC_CONCURRENT = "async.concurrent";
     static final String ONE_WAY = "one-way";
     static final String VERSION_GROUP = "version-group.routing";
@@ -71,7 +75,8 @@ public final class SluiceClientScenario {
         List<String> names = new ArrayList<>(List.of(START));
         names.addAll(InteropChecks.typesNames());
         names.addAll(List.of(ATTACHMENTS_TO_PROVIDER, ATTACHMENTS_FROM_PROVIDER, ATTACHMENTS_FIXED,
-                ATTACHMENTS_PER_CALL, ASYNC_CONCURRENT, ONE_WAY, VERSION_GROUP, VERSION_UNKNOWN));
+                ATTACHMENTS_PER_CALL, ATTACHMENTS_VALUES, PAYLOAD_LARGE, PAYLOAD_MANY, ASYNC_CONCURRENT, ONE_WAY,
+                VERSION_GROUP, VERSION_UNKNOWN));
         names.addAll(UserServiceChecks.NAMES);
         names.addAll(List.of(HEARTBEAT, READONLY, WRITEABLE, STOP));
         return Collections.unmodifiableList(names);
@@ -117,6 +122,15 @@ public final class SluiceClientScenario {
 
             InteropChecks.types(s);
             attachments(client, s);
+            check(PAYLOAD_LARGE, () -> {
+                String big = InteropChecks.largeText();
+                require(big.equals(s.echo(big)), "large string changed on the way");
+            });
+            check(PAYLOAD_MANY, () -> {
+                List<Item> items = s.items(5_000);
+                require(items.size() == 5_000 && "item4999".equals(items.get(4_999).getName()),
+                        "got " + items.size() + " items");
+            });
             check(ASYNC_CONCURRENT, () -> asyncConcurrent(s));
             check(ONE_WAY, () -> {
                 s.fire("go");
@@ -206,6 +220,19 @@ public final class SluiceClientScenario {
             require("1".equals(s.attachment("once")), "first call did not carry the attachment");
             String again = s.attachment("once");
             require(again == null, "an attachment of the previous call leaked into the next: " + again);
+        });
+        check(ATTACHMENTS_VALUES, () -> {
+            for (String value : InteropChecks.ATTACHMENT_VALUES) {
+                SluiceContext.current().setAttachment("v", value);
+                String seen = s.attachment("v");
+                require(value.equals(seen), "sent " + InteropChecks.abbreviate(value) + ", the provider saw "
+                        + InteropChecks.abbreviate(seen));
+                Object served = SluiceContext.current().responseAttachments().get("served");
+                require(("yes:" + value).equals(served), "response attachment " + served);
+            }
+            SluiceContext.current().setAttachment("n", 42);
+            String seen = s.attachment("n");
+            require("42".equals(seen), "an Integer attachment arrived as " + seen);
         });
     }
 
