@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 3, direction 1: a real Dubbo 3.3.6 consumer calling a SluiceServer. Everything runs in one child JVM inside
  * the harness's private network namespace ({@link DubboConsumerScenario}); this test starts it, waits, and requires
- * an ok line for every check: each TypesService value kind, exceptions, async, one-way, attachments both ways,
- * versions and groups, the dubbo-benchmark UserService (its four methods and 32 threads), heartbeats, and the
- * readonly event of a graceful close.
+ * an ok line for every check: each TypesService value kind, exceptions, async, one-way, attachments both ways
+ * (several value kinds), large payloads, versions and groups, Dubbo's {@code $echo}, the dubbo-benchmark UserService
+ * (its four methods and 32 threads), heartbeats, and the readonly event of a graceful close.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class DubboConsumerInteropTest {

@@ -300,6 +300,7 @@ public final class DubboConsumerScenario {
      * Graceful close of a SluiceServer with four calls in flight: the Dubbo consumer gets the readonly event (its
      * invoker becomes unavailable), a new call fails, the four calls complete, and the close finishes.
      */
+    @SuppressWarnings("deprecation") // ReferenceConfig.getInvoker(): the only public way to ask isAvailable()
     private static void readonly(SluiceServer closing, ReferenceConfig<TypesService> ref, TypesServiceImpl gated)
             throws Exception {
         TypesService s = ref.get();
