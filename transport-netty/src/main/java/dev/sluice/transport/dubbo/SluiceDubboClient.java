@@ -83,9 +83,14 @@ final class SluiceDubboClient extends AbstractClient {
         return SluiceChannel.of(connection, getUrl(), this, this);
     }
 
-    /** Called under AbstractClient's connect lock, only when {@link #isConnected()} is false. */
+    /** Called under AbstractClient's connect lock, only when {@link #isConnected()} is false. Blocks. */
     @Override
     protected void doConnect() throws RemotingException {
+        if (EventLoopCheck.inAny(loops.eventLoops().group())) {
+            // Waiting here would stall the loop that has to complete the connect.
+            throw new RemotingException(this, "Not connecting to " + getConnectAddress()
+                    + " from one of the client's event loops; the transport reconnects by itself");
+        }
         NettyClientTransport t = transport;
         CompletableFuture<Connection> attempt;
         Connection live = liveConnection(t);
@@ -132,6 +137,12 @@ final class SluiceDubboClient extends AbstractClient {
     @Override
     protected void doClose() {
         NettyClientTransport t = transport;
+        SharedClientLoops.Lease lease = loops;
+        if (t != null && lease != null && EventLoopCheck.inAny(lease.eventLoops().group())) {
+            // Never block an event loop: finish the close, and give the loops back, when it completes.
+            t.closeAsync().whenComplete((v, e) -> lease.release());
+            return;
+        }
         try {
             if (t != null) {
                 t.closeAsync().get(10, TimeUnit.SECONDS);

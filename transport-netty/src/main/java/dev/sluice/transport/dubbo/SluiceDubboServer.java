@@ -92,6 +92,11 @@ final class SluiceDubboServer extends AbstractServer {
         // AbstractServer.close(timeout) has already drained the provider pool, so the responses of calls in flight
         // are queued: each connection closes after writing them.
         long wait = shutdownWaitMillis;
+        if (EventLoopCheck.inAny(t.eventLoops().group())) {
+            t.close(Duration.ofMillis(wait)); // never block an event loop; the close completes on its own
+            channels.clear();
+            return;
+        }
         try {
             t.close(Duration.ofMillis(wait)).get(wait + 5000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
