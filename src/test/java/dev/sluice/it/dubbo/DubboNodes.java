@@ -109,7 +109,9 @@ final class DubboNodes {
 
         /**
          * Refers both services at {@code host:port} with {@code client=transporter}; {@code params} go on the
-         * consumer URLs. A dedicated connection ({@code connections=1}) is not shared with other consumers.
+         * consumer URLs. A dedicated connection ({@code connections=1}) is not shared with other consumers. For
+         * {@value DubboTransportScenario#CLIENT_BY_PROPERTY} the references name no client, so Dubbo's consumer
+         * default ({@code dubbo.consumer.client}) applies.
          */
         static Consumer start(String transporter, String host, int port, int timeoutMillis,
                 Map<String, String> params, boolean dedicatedConnection) {
@@ -119,7 +121,7 @@ final class DubboNodes {
         private static <T> ReferenceConfig<T> reference(Class<T> type, String transporter, String host, int port,
                 int timeoutMillis, Map<String, String> params, boolean dedicated) {
             ReferenceConfig<T> ref = DubboPeers.reference(type, host, port, timeoutMillis);
-            ref.setClient(transporter);
+            ref.setClient(DubboTransportScenario.CLIENT_BY_PROPERTY.equals(transporter) ? null : transporter);
             ref.setParameters(params);
             if (dedicated) {
                 ref.setConnections(1);

@@ -31,7 +31,9 @@ import org.apache.dubbo.remoting.exchange.support.header.HeartbeatHandler;
  * {@code FrameworkModel}, talking over TCP to {@link Scenario#testAddress()}. Runs the requested steps in order and
  * prints one {@code RESULT} line per step.
  *
- * <p>Args: {@code server client callsPerThread step,step,...}. Steps:
+ * <p>Args: {@code server client callsPerThread step,step,...}; {@code server} and {@code client} are Transporter names
+ * ({@code sluice}, {@code netty4}), or for the client {@value #CLIENT_BY_PROPERTY} to select {@code sluice} with the
+ * system property {@code dubbo.consumer.client=sluice} instead of on the reference. Steps:
  * <ul>
  *   <li>{@code load}: the four dubbo-benchmark {@code UserService} methods from 32 threads, every answer checked;</li>
  *   <li>{@code payload}: with {@code payload=65536} on both sides, an oversized request fails at the caller with
@@ -39,8 +41,9 @@ import org.apache.dubbo.remoting.exchange.support.header.HeartbeatHandler;
  *       works;</li>
  *   <li>{@code client-limit}: a consumer with a dedicated connection and {@code payload=16384} receives a 30 KB
  *       response: it fails fast (status 90) and the next call on that connection works (the body was skipped);</li>
- *   <li>{@code heartbeat}: with {@code heartbeat=500} (server idle close at 1500 ms), an idle connection stays up for
- *       3 s while the provider keeps reading heartbeats;</li>
+ *   <li>{@code heartbeat}: on a provider and consumer of its own with {@code heartbeat=1000} (the server closes a
+ *       connection idle for 3 s), an idle connection stays up for 4 s while the provider keeps reading
+ *       heartbeats;</li>
  *   <li>{@code shutdown}: calls held on the provider while it shuts down all complete once the consumer has seen the
  *       readonly event;</li>
  *   <li>{@code restart}: with the provider gone a call fails fast; after a new provider binds the same port the
@@ -51,8 +54,12 @@ import org.apache.dubbo.remoting.exchange.support.header.HeartbeatHandler;
 public final class DubboTransportScenario {
     private static final int THREADS = 32;
     private static final int PAYLOAD = 65536;
-    private static final int HEARTBEAT_MS = 500;
+    /** Client heartbeat period (reader idle) in the heartbeat step; the server closes after 3 × this idle. */
+    private static final int HEARTBEAT_MS = 1000;
     private static final int TIMEOUT_MS = 5000;
+
+    /** Client argument: select the sluice client with the system property {@code dubbo.consumer.client=sluice}. */
+    static final String CLIENT_BY_PROPERTY = "sluice-by-property";
 
     private DubboTransportScenario() {}
 
@@ -60,6 +67,10 @@ public final class DubboTransportScenario {
         Scenario.run(() -> {
             String server = args[0];
             String client = args[1];
+            if (client.equals(CLIENT_BY_PROPERTY)) {
+                // The README's switch for consumers: no client on the reference, Dubbo's consumer default instead.
+                System.setProperty("dubbo.consumer.client", "sluice");
+            }
             int callsPerThread = Integer.parseInt(args[2]);
             List<String> steps = Arrays.asList(args[3].split(","));
             DubboPeers.quietDefaults();
@@ -89,6 +100,11 @@ public final class DubboTransportScenario {
             provider = DubboNodes.Provider.start(server, port, providerParams());
             consumer = DubboNodes.Consumer.start(client, host, port, TIMEOUT_MS, consumerParams(), false);
             check(consumer.users.existUser("x9"), "first call returned false");
+            // Which transports really carry the calls: their event-loop threads are running.
+            check(threadRuns(server.equals("sluice") ? "sluice-server" : "NettyServerWorker"),
+                    "no event-loop thread of the " + server + " server is running");
+            check(threadRuns(client.startsWith("sluice") ? "sluice-dubbo-client" : "NettyClientWorker"),
+                    "no event-loop thread of the " + client + " client is running");
             Scenario.ok("start", "ms", millisSince(t0), "server", server, "client", client, "port", port);
             try {
                 for (String step : steps) {
@@ -130,14 +146,12 @@ public final class DubboTransportScenario {
         private Map<String, String> providerParams() {
             Map<String, String> p = new HashMap<>();
             p.put("payload", Integer.toString(PAYLOAD));
-            p.put("heartbeat", Integer.toString(HEARTBEAT_MS));
             return p;
         }
 
         private Map<String, String> consumerParams() {
             Map<String, String> p = new HashMap<>();
             p.put("payload", Integer.toString(PAYLOAD));
-            p.put("heartbeat", Integer.toString(HEARTBEAT_MS));
             return p;
         }
 
@@ -281,15 +295,36 @@ public final class DubboTransportScenario {
             }
         }
 
-        /** heartbeat=500 ms, server idle close 1500 ms: an idle connection survives 3 s on heartbeats alone. */
+        /**
+         * heartbeat=1 s, so the server closes a connection idle for 3 s: an idle connection survives 4 s on
+         * heartbeats alone. Runs on a provider and consumer of its own, started now that the JVM is warm: a JVM still
+         * starting up on a loaded machine can stall for seconds, which such short timers would not forgive.
+         */
         private void heartbeat() {
+            int hbPort = DubboPeers.freePort();
+            Map<String, String> params = new HashMap<>();
+            params.put("heartbeat", Integer.toString(HEARTBEAT_MS));
+            DubboNodes.Provider hbProvider = DubboNodes.Provider.start(server, hbPort, params);
+            DubboNodes.Consumer hbConsumer = null;
+            try {
+                hbConsumer = DubboNodes.Consumer.start(client, host, hbPort, TIMEOUT_MS, params, false);
+                idleConnectionSurvives(hbProvider, hbConsumer);
+            } finally {
+                if (hbConsumer != null) {
+                    hbConsumer.stop();
+                }
+                hbProvider.stop();
+            }
+        }
+
+        private void idleConnectionSurvives(DubboNodes.Provider provider, DubboNodes.Consumer consumer) {
             check(consumer.users.existUser("x7"), "call before the idle period failed");
             List<Channel> before = provider.channels();
             check(before.size() == 1, "provider holds " + before.size() + " connections, expected 1: " + before);
             Channel channel = before.get(0);
             String remote = String.valueOf(channel.getRemoteAddress());
             long idleStart = System.nanoTime();
-            long idleMillis = 6L * HEARTBEAT_MS;
+            long idleMillis = 4L * HEARTBEAT_MS;
             Set<Object> readTimestamps = new java.util.HashSet<>();
             while (millisSince(idleStart) < idleMillis) {
                 Object read = channel.getAttribute(HeartbeatHandler.KEY_READ_TIMESTAMP);
@@ -370,6 +405,10 @@ public final class DubboTransportScenario {
                 check(problem == null, "after reconnect: " + problem);
             }
             Scenario.ok("restart", "failMs", failMs, "recoverMs", recoverMs);
+        }
+
+        private static boolean threadRuns(String namePrefix) {
+            return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().startsWith(namePrefix));
         }
 
         private static RuntimeException expectFailure(Runnable call) {

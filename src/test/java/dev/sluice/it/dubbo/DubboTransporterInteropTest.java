@@ -49,4 +49,30 @@ class DubboTransporterInteropTest {
         // The transport reconnects by itself: no waiting for Dubbo's 60 s reconnect tick.
         assertTrue(result.longMetric("restart", "recoverMs") < 10_000, "slow recovery: " + result);
     }
+
+    /** Our server under Dubbo's own netty4 consumer (whose reconnect waits for Dubbo's 60 s tick: not run here). */
+    @Test
+    void sluiceServerAndNetty4Client() throws Exception {
+        ChildResult result = run("dubbo-sluice-netty4", "sluice", "netty4", "load,payload,heartbeat,shutdown");
+        result.assertPassed("start", "load", "payload", "heartbeat", "shutdown", "stop", Scenario.LEAK_GATE);
+        assertLoad(result);
+        assertTrue(result.longMetric("heartbeat", "heartbeats") >= 3);
+        assertEquals(8, result.longMetric("shutdown", "completed"));
+    }
+
+    /**
+     * Our client against Dubbo's own netty4 provider, including its readonly event and a provider restart; selected
+     * as the README says, with {@code dubbo.consumer.client=sluice}.
+     */
+    @Test
+    void netty4ServerAndSluiceClient() throws Exception {
+        ChildResult result = run("dubbo-netty4-sluice", "netty4", DubboTransportScenario.CLIENT_BY_PROPERTY,
+                "load,payload,client-limit,heartbeat,shutdown,restart");
+        result.assertPassed("start", "load", "payload", "client-limit", "heartbeat", "shutdown", "restart", "stop",
+                Scenario.LEAK_GATE);
+        assertLoad(result);
+        assertTrue(result.longMetric("heartbeat", "heartbeats") >= 3);
+        assertEquals(8, result.longMetric("shutdown", "completed"));
+        assertTrue(result.longMetric("restart", "recoverMs") < 10_000, "slow recovery: " + result);
+    }
 }
