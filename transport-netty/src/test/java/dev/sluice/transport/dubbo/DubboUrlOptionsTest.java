@@ -1,0 +1,68 @@
+package dev.sluice.transport.dubbo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.TransportOptions;
+import java.time.Duration;
+import org.apache.dubbo.common.URL;
+import org.junit.jupiter.api.Test;
+
+/** URL parameters Dubbo users set become the transport's typed options. */
+class DubboUrlOptionsTest {
+    private static URL url(String query) {
+        return URL.valueOf("dubbo://10.0.0.1:20880/svc?codec=dubbo" + (query.isEmpty() ? "" : "&" + query));
+    }
+
+    @Test
+    void defaultsFollowDubbo() {
+        TransportOptions server = DubboUrlOptions.server(url(""));
+        assertEquals(8 * 1024 * 1024, server.payloadLimit());
+        assertEquals(Duration.ofMinutes(3), server.allIdle(), "close timeout = 3 x the 60 s heartbeat");
+        assertEquals(Duration.ZERO, server.readerIdle());
+        assertEquals(Duration.ofSeconds(3), server.connectTimeout());
+        assertEquals(NativeTransport.NIO, server.nativeTransport());
+        assertFalse(server.reconnect());
+
+        TransportOptions client = DubboUrlOptions.client(url(""));
+        assertEquals(Duration.ofMinutes(1), client.readerIdle(), "heartbeat after 60 s without reading");
+        assertEquals(Duration.ZERO, client.allIdle());
+        assertTrue(client.reconnect());
+    }
+
+    @Test
+    void urlParametersAreHonoured() {
+        TransportOptions server = DubboUrlOptions.server(url(
+                "payload=65536&heartbeat=500&close.timeout=2000&iothreads=4&connect.timeout=1500&sluice.native=epoll"));
+        assertEquals(65536, server.payloadLimit());
+        assertEquals(Duration.ofMillis(2000), server.allIdle());
+        assertEquals(4, server.ioThreads());
+        assertEquals(Duration.ofMillis(1500), server.connectTimeout());
+        assertEquals(NativeTransport.EPOLL, server.nativeTransport());
+
+        TransportOptions client = DubboUrlOptions.client(url("heartbeat=500&reconnect=false&sluice.native=io-uring"));
+        assertEquals(Duration.ofMillis(500), client.readerIdle());
+        assertFalse(client.reconnect());
+        assertEquals(NativeTransport.IO_URING, client.nativeTransport());
+        assertTrue(DubboUrlOptions.client(url("reconnect=false&sluice.reconnect=true")).reconnect());
+        assertEquals(Duration.ZERO, DubboUrlOptions.client(url("heartbeat=0")).readerIdle());
+    }
+
+    @Test
+    void heartbeatTimeoutDrivesTheServerIdleClose() {
+        assertEquals(Duration.ofMillis(4000),
+                DubboUrlOptions.server(url("heartbeat=1000&heartbeat.timeout=4000")).allIdle());
+    }
+
+    @Test
+    void badValuesFailWithTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DubboUrlOptions.server(url("sluice.native=kqueue")));
+        assertTrue(e.getMessage().contains("sluice.native=kqueue"), e.getMessage());
+        // Dubbo's own rule: the idle close must be at least two heartbeats.
+        assertThrows(IllegalStateException.class, () -> DubboUrlOptions.server(url("heartbeat=1000&close.timeout=1500")));
+    }
+}
