@@ -29,6 +29,18 @@ run_runner() {
   exec java -Xmx512m -XX:+UseSerialGC -cp "$JAR" dev.sluice.benchmark.Runner "$@"
 }
 
+# Runs the Runner from a private copy of the jar, so a rebuild of benchmark/ during a run (this work tree is shared)
+# cannot pull classes from under the server and client JVMs.
+run_copy() {
+  local dir status=0
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench.XXXXXX")"
+  trap 'rm -rf "$dir"' EXIT
+  cp "$JAR" "$dir/sluice-benchmarks.jar"
+  cd "$ROOT"
+  java -Xmx512m -XX:+UseSerialGC -cp "$dir/sluice-benchmarks.jar" dev.sluice.benchmark.Runner "$@" || status=$?
+  exit "$status"
+}
+
 # ---- second stage: inside the private network namespace -------------------------------------------------------
 if [[ "${SLUICE_BENCH_IN_NETNS:-}" == 1 ]]; then
   ip link set lo up
@@ -37,7 +49,7 @@ if [[ "${SLUICE_BENCH_IN_NETNS:-}" == 1 ]]; then
   ip link set sl0 up
   ip link set sl1 up
   export SLUICE_BENCH_NETNS="private namespace, veth sl0/sl1, $NS_ADDR"
-  run_runner --host "$NS_ADDR" "$@"
+  run_copy --host "$NS_ADDR" "$@"
 fi
 
 # ---- first stage: build, then re-exec inside a namespace ------------------------------------------------------
@@ -83,4 +95,4 @@ if [[ $netns == auto ]]; then
 fi
 has_host_ipv4 || die "--no-netns: this machine has no non-loopback IPv4 address; a Dubbo consumer would be unusably slow"
 export SLUICE_BENCH_NETNS=no
-run_runner "${pass[@]+"${pass[@]}"}"
+run_copy "${pass[@]+"${pass[@]}"}"

@@ -293,7 +293,7 @@ public final class Runner {
         Report report = new Report(rows, Targets.names(), Settings.METHODS, Targets.BASELINE);
         Files.writeString(out.resolve("summary.json"), report.json(meta));
         Files.writeString(out.resolve("chart.svg"), SvgChart.render(report,
-                "dubbo-benchmark UserService: " + meta.get("targets") + " (" + profile + ", "
+                "dubbo-benchmark UserService (" + profile + ", "
                         + meta.getOrDefault("cores", "?") + " cores, JDK " + meta.getOrDefault("jdk", "?") + ")"));
         Files.writeString(out.resolve("summary.md"), markdown(report, meta, failures));
         console.println();

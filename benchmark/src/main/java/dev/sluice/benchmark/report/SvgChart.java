@@ -134,7 +134,7 @@ public final class SvgChart {
                     double y1 = top + plotH - Math.min(top_, v + e) / top_ * plotH;
                     double y2 = top + plotH - Math.max(0, v - e) / top_ * plotH;
                     svg.append(String.format(Locale.ROOT,
-                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>\n", cx, cx,
+                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\" stroke-opacity=\"0.45\"/>\n", cx, cx,
                             y1, y2));
                 }
                 svg.append(String.format(Locale.ROOT,
