@@ -55,7 +55,7 @@ fi
 # ---- first stage: build, then re-exec inside a namespace ------------------------------------------------------
 build=1
 netns=auto
-mvn_flags=(-B -q -DskipTests)
+mvn_flags=(-B -q -DskipTests -Dstyle.color=never)
 pass=()
 for arg in "$@"; do
   case "$arg" in
