@@ -49,6 +49,7 @@ public final class DubboDecoder implements FrameDecoder {
     };
 
     private static final int KEEP_SCRATCH = 16 * 1024;
+    private static final int ITEM_PADDING = 16;
     private static final int TARGET_CACHE_SIZE = 8;
 
     private final int payloadLimit;
@@ -433,7 +434,8 @@ public final class DubboDecoder implements FrameDecoder {
                 return new String(buf, p[0], len, StandardCharsets.ISO_8859_1);
             }
         }
-        try (JSONReader r = JSONReader.ofJSONB(buf, off, n, readContext)) {
+        JsonbBounds.check(buf, off, off + n);
+        try (JSONReader r = JSONReader.ofJSONB(itemCopy(off, n), 0, n, readContext)) {
             return r.readString();
         }
     }
@@ -540,7 +542,10 @@ public final class DubboDecoder implements FrameDecoder {
         if (n == 1 && buf[off] == Jsonb.NULL && !(type instanceof Class && ((Class<?>) type).isPrimitive())) {
             return null;
         }
-        try (JSONReader r = JSONReader.ofJSONB(buf, off, n, readContext)) {
+        // fastjson2 allocates from declared sizes, recurses per nesting level and bounds its reads by the array, not
+        // the item: check every token of the item, then let it read a copy of the item (as Dubbo does).
+        JsonbBounds.check(buf, off, off + n);
+        try (JSONReader r = JSONReader.ofJSONB(itemCopy(off, n), 0, n, readContext)) {
             Object v;
             if (type == Object.class) {
                 v = r.readAny();
@@ -555,7 +560,22 @@ public final class DubboDecoder implements FrameDecoder {
             // front ("Requested array size exceeds VM limit"), which nothing else has seen. Answer, don't die.
             throw new IllegalArgumentException("a value declares more elements than can be allocated (item of " + n
                     + " bytes): " + e.getMessage());
+        } catch (StackOverflowError e) {
+            // JsonbBounds caps the nesting; a reader path deeper per level than expected must still not escape
+            // the decoder (the frame would stay in the cumulation and poison the connection).
+            throw new IllegalArgumentException("a value is nested too deeply to read (item of " + n + " bytes)");
         }
+    }
+
+    /**
+     * A copy of the item {@code buf[off, off + n)} followed by zeros. fastjson2 reads some tokens with {@code Unsafe}
+     * a few bytes past their end (a zero-length field name is read as 8 bytes): the zeros keep those reads inside the
+     * array, and zeros are tokens that only ever move a reader forward.
+     */
+    private byte[] itemCopy(int off, int n) {
+        byte[] copy = new byte[n + ITEM_PADDING];
+        System.arraycopy(buf, off, copy, 0, n);
+        return copy;
     }
 
     private static Class<?> rawClass(Type type) {

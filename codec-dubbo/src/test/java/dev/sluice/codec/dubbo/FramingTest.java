@@ -374,8 +374,8 @@ class FramingTest {
         assertEquals(id(EXIST_USER), r.id());
         assertEquals(Codecs.EXIST_USER, r.method(), "the target decoded before the failure is kept");
 
-        // An item length running past the body.
-        byte[] overrun = patch(EXIST_USER, arg - 1, 0x7f);
+        // An item length running past the body (0x7f02 bytes).
+        byte[] overrun = patch(EXIST_USER, arg - 2, 0x7f);
         DubboRequest r2 = (DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), overrun);
         assertTrue(r2.isBroken());
         assertTrue(r2.errorMessage().contains("exceeds"), r2.errorMessage());

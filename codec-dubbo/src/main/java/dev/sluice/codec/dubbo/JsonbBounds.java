@@ -1,0 +1,367 @@
+package dev.sluice.codec.dubbo;
+
+/**
+ * Checks that one JSONB value is whole inside its item before fastjson2 reads it: every declared length and count
+ * is backed by the bytes that follow, nothing runs past the item, and nesting stays shallow.
+ *
+ * <p>Why: fastjson2 sizes what it allocates from the declared numbers, before it reads the bytes they announce.
+ * An array whose header claims 100 million elements made it allocate 400 MB for a 26-byte item (a string, a binary,
+ * a big integer or a symbol id does the same), on the event loop and once per frame; and a few thousand nested
+ * arrays in a 2 KB item overflowed the event loop's stack; a decimal with a scale of a billion, read where an int
+ * was expected, kept it busy for minutes. All were found by {@code BodyDecoderFuzzTest}. After this walk, every
+ * element a value declares exists in the item, so fastjson2 allocates in proportion to the bytes it was given.
+ *
+ * <p>fastjson2's readers are lenient about structure (a map reader takes the object-start byte as optional, an
+ * object read starts on any type byte from 0xa6 up), so they may group the tokens of an item differently from the
+ * writer. The whole item is therefore walked token by token, and {@link DubboDecoder} hands fastjson2 a copy of
+ * the item padded with zeros: whatever grouping it picks, it meets only checked tokens (no negative length to step
+ * back on, which made a 5-byte map {@code a6 4a 61 7a fc} spin forever) and cannot read past the copy.
+ *
+ * <p>The grammar is fastjson2 2.0.56's JSONB ({@code JSONB.Constants}, dubbo-wire.md §2.2.1). The walk accepts every
+ * value fastjson2's writer produces; it rejects unknown type bytes, negative or unbacked sizes and symbol ids larger
+ * than the item. Stateless; any thread.
+ */
+final class JsonbBounds {
+    /** Deeper values are refused: fastjson2 reads them recursively on the event loop's stack. */
+    static final int MAX_DEPTH = 200;
+    /**
+     * Largest decimal exponent (or scale) accepted: converting {@code BigDecimal} with a larger one to an integer
+     * computes a power of ten that size (a billion costs minutes; this costs microseconds).
+     */
+    static final int MAX_EXPONENT = 9_999;
+
+    private JsonbBounds() {
+    }
+
+    /**
+     * Walks the item {@code b[off, end)}: it must be one or more whole values (Dubbo writes exactly one), so every
+     * token fastjson2 may meet in the item has been checked, whatever type it reads the item as.
+     *
+     * @throws IllegalArgumentException when the item is malformed in a way that would make fastjson2 allocate for
+     *     bytes that are not there, read past {@code end}, step backwards, or recurse deeper than {@link #MAX_DEPTH}
+     */
+    static void check(byte[] b, int off, int end) {
+        int item = end - off;
+        int p = value(b, off, end, item, 0);
+        while (p < end) {
+            p = value(b, p, end, item, 0);
+        }
+    }
+
+    private static int value(byte[] b, int p, int end, int item, int depth) {
+        if (depth > MAX_DEPTH) {
+            throw new IllegalArgumentException("JSONB value nested deeper than " + MAX_DEPTH + " levels");
+        }
+        need(p, 1, end);
+        int t = b[p++];
+        if (t >= -16 && t <= 47) { // int32 in the type byte (0xf0..0x2f)
+            return p;
+        }
+        if (t >= 0x30 && t <= 0x3f) {
+            return need(p, 1, end);
+        }
+        if (t >= 0x40 && t <= 0x47) {
+            return need(p, 2, end);
+        }
+        if (t == 0x48) {
+            return need(p, 4, end);
+        }
+        if (t >= 0x49 && t <= 0x78) { // ASCII string of 0..47 bytes
+            int next = need(p, t - 0x49, end);
+            checkNumberText(b, p, next);
+            return next;
+        }
+        if (t >= 0x79 && t <= 0x7e) { // ASCII, UTF-8, UTF-16, UTF-16LE, UTF-16BE, GB18030 with a length
+            int next = sized(b, p, end, "string");
+            if (t <= 0x7a) { // ASCII, UTF-8: number text is plain ASCII
+                checkNumberText(b, next - (int) intValue(b, p), next);
+            }
+            return next;
+        }
+        if (t == 0x7f) {
+            return symbol(b, p, end, item);
+        }
+        switch (t & 0xff) {
+            case 0x90: // char: an int
+                return number(b, p, end, item, depth);
+            case 0x91: // binary
+            case 0xbb: // big integer
+                return sized(b, p, end, t == (byte) 0x91 ? "binary" : "big integer");
+            case 0x92: // typed value: a type name, then the value
+                return value(b, typeName(b, p, end, item), end, item, depth + 1);
+            case 0x93: // reference: a path string
+                return value(b, p, end, item, depth + 1);
+            case 0xa4: { // array with a count
+                long count = length(b, p, end, "array");
+                p = intEnd(b, p, end);
+                for (long i = 0; i < count; i++) {
+                    p = element(b, p, end, item, depth);
+                }
+                return p;
+            }
+            case 0xa5:
+                throw new IllegalArgumentException("JSONB object end where a value was expected");
+            case 0xa6: // object: (name value)* 0xa5; a name is any value (a string or symbol, or a map key)
+                for (;;) {
+                    need(p, 1, end);
+                    if (b[p] == (byte) 0xa5) {
+                        return p + 1;
+                    }
+                    p = element(b, element(b, p, end, item, depth), end, item, depth);
+                }
+            case 0xa7: // LocalTime: hour, minute, second, nano
+                return number(b, need(p, 3, end), end, item, depth);
+            case 0xa8: // LocalDateTime: 7 bytes, nano
+                return number(b, need(p, 7, end), end, item, depth);
+            case 0xa9: // LocalDate
+                return need(p, 4, end);
+            case 0xaa: // ZonedDateTime: 7 bytes, nano, zone id string
+                return value(b, number(b, need(p, 7, end), end, item, depth), end, item, depth + 1);
+            case 0xab: // millis
+                return need(p, 8, end);
+            case 0xac: // seconds
+            case 0xad: // minutes
+                return need(p, 4, end);
+            case 0xae: // Instant: seconds, nanos
+                return number(b, number(b, p, end, item, depth), end, item, depth);
+            case 0xaf: // null
+            case 0xb0: // false
+            case 0xb1: // true
+            case 0xb2: // 0.0
+            case 0xb3: // 1.0
+                return p;
+            case 0xb4: // double as long
+            case 0xb6: // float as int
+            case 0xb8: // BigDecimal as long
+            case 0xba: // BigInteger as long
+                return number(b, p, end, item, depth);
+            case 0xb5: // double
+                return need(p, 8, end);
+            case 0xb7: // float
+                return need(p, 4, end);
+            case 0xb9: { // BigDecimal: scale, then the unscaled big integer
+                int next = intEnd(b, p, end);
+                long scale = intValue(b, p);
+                if (scale < -MAX_EXPONENT || scale > MAX_EXPONENT) {
+                    throw new IllegalArgumentException("JSONB decimal with scale " + scale + ": more than "
+                            + MAX_EXPONENT + " digits");
+                }
+                return number(b, next, end, item, depth);
+            }
+            case 0xbc: // int16
+                return need(p, 2, end);
+            case 0xbd: // int8
+                return need(p, 1, end);
+            case 0xbe: // int64
+                return need(p, 8, end);
+            case 0xbf: // int64 as int32
+                return need(p, 4, end);
+            default:
+                break;
+        }
+        int u = t & 0xff;
+        if (u >= 0x94 && u <= 0xa3) { // array of 0..15
+            for (int i = 0, n = u - 0x94; i < n; i++) {
+                p = element(b, p, end, item, depth);
+            }
+            return p;
+        }
+        if (u >= 0xc0 && u <= 0xc7) { // int64 in 3 bytes
+            return need(p, 2, end);
+        }
+        if (u >= 0xc8 && u <= 0xd7) { // int64 in 2 bytes
+            return need(p, 1, end);
+        }
+        if (u >= 0xd8 && u <= 0xef) { // int64 in the type byte
+            return p;
+        }
+        throw new IllegalArgumentException("unknown JSONB type 0x" + Integer.toHexString(u));
+    }
+
+    /**
+     * An element of a container at {@code depth}: the common scalars (short strings, small ints, symbol references)
+     * inline, anything else through {@link #value}. Most of a payload is these, so this keeps the walk cheap.
+     */
+    private static int element(byte[] b, int p, int end, int item, int depth) {
+        if (p < end) {
+            int t = b[p];
+            if (t >= 0x49 && t <= 0x78) {
+                return need(p + 1, t - 0x49, end);
+            }
+            if (t >= -16 && t <= 47) {
+                return p + 1;
+            }
+            if (t == 0x7f && p + 1 < end && b[p + 1] >= -16 && b[p + 1] <= 47) {
+                return p + 2;
+            }
+        }
+        return value(b, p, end, item, depth + 1);
+    }
+
+    /**
+     * fastjson2 reads a string as a number where it expects one, through {@code BigDecimal}: the text
+     * {@code "1e999999999"} then costs a power of ten with a billion digits (minutes of CPU). Refuses text that is a
+     * number whose exponent exceeds {@link #MAX_EXPONENT}; any other text is left alone.
+     */
+    private static void checkNumberText(byte[] b, int from, int to) {
+        int e = -1;
+        for (int i = from; i < to; i++) {
+            int c = b[i];
+            if (c == 'e' || c == 'E') {
+                if (e >= 0) {
+                    return;
+                }
+                e = i;
+            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
+                return; // not a number
+            }
+        }
+        if (e < 0) {
+            return;
+        }
+        long exponent = 0;
+        for (int i = e + 1; i < to; i++) {
+            int c = b[i];
+            if (c >= '0' && c <= '9') {
+                exponent = Math.min(exponent * 10 + (c - '0'), Integer.MAX_VALUE);
+            }
+        }
+        if (exponent > MAX_EXPONENT) {
+            throw new IllegalArgumentException("a number written as text with exponent " + exponent + " (more than "
+                    + MAX_EXPONENT + ")");
+        }
+    }
+
+    /** A value fastjson2 reads as a number (a nano, a scale, a char): any scalar; sizes are still checked. */
+    private static int number(byte[] b, int p, int end, int item, int depth) {
+        return value(b, p, end, item, depth + 1);
+    }
+
+    /** A length, then that many bytes. */
+    private static int sized(byte[] b, int p, int end, String what) {
+        long n = length(b, p, end, what);
+        return need(intEnd(b, p, end), n, end);
+    }
+
+    /**
+     * After {@code 0x7f}: a reference to a symbol (an int) or a definition (a string, then its id). An id names a
+     * slot in a table fastjson2 grows to fit it, so it may not exceed the item's size.
+     */
+    private static int symbol(byte[] b, int p, int end, int item) {
+        need(p, 1, end);
+        if (isInt32(b[p])) {
+            return intEnd(b, p, end);
+        }
+        p = stringToken(b, p, end);
+        return symbolId(b, p, end, item);
+    }
+
+    /** A typed value's type name: a symbol reference, a symbol, or a string with its symbol id. */
+    private static int typeName(byte[] b, int p, int end, int item) {
+        need(p, 1, end);
+        if (b[p] == 0x7f) {
+            return symbol(b, p + 1, end, item);
+        }
+        if (isInt32(b[p])) {
+            return intEnd(b, p, end);
+        }
+        return symbolId(b, stringToken(b, p, end), end, item);
+    }
+
+    private static int symbolId(byte[] b, int p, int end, int item) {
+        int next = intEnd(b, p, end);
+        long id = intValue(b, p);
+        if (id < 0 || id > item) {
+            throw new IllegalArgumentException("JSONB symbol id " + id + " out of range for a " + item + "-byte item");
+        }
+        return next;
+    }
+
+    private static int stringToken(byte[] b, int p, int end) {
+        need(p, 1, end);
+        int t = b[p];
+        if (t >= 0x49 && t <= 0x78) {
+            return need(p + 1, t - 0x49, end);
+        }
+        if (t >= 0x79 && t <= 0x7e) {
+            return sized(b, p + 1, end, "string");
+        }
+        throw new IllegalArgumentException("expected a JSONB string, found type 0x" + Integer.toHexString(t & 0xff));
+    }
+
+    /** A declared size at {@code p}: an int that must not be negative nor exceed the bytes left after it. */
+    private static long length(byte[] b, int p, int end, String what) {
+        int after = intEnd(b, p, end);
+        long n = intValue(b, p);
+        if (n < 0 || n > end - after) {
+            throw new IllegalArgumentException("JSONB " + what + " declares " + n + (what.equals("array")
+                    ? " elements" : " bytes") + " but only " + (end - after) + " bytes are left in its item");
+        }
+        return n;
+    }
+
+    private static boolean isInt32(byte t) {
+        return t >= -16 && t <= 0x48;
+    }
+
+    /**
+     * The end of the JSONB integer at {@code p}, in any of the forms fastjson2 reads a size from (the int32 and int64
+     * encodings, int8, int16).
+     */
+    private static int intEnd(byte[] b, int p, int end) {
+        need(p, 1, end);
+        int t = b[p];
+        int u = t & 0xff;
+        if (t >= -16 && t <= 47 || u >= 0xd8 && u <= 0xef) {
+            return p + 1;
+        } else if (t >= 0x30 && t <= 0x3f || u >= 0xc8 && u <= 0xd7 || u == 0xbd) {
+            return need(p + 1, 1, end);
+        } else if (t >= 0x40 && t <= 0x47 || u >= 0xc0 && u <= 0xc7 || u == 0xbc) {
+            return need(p + 1, 2, end);
+        } else if (t == 0x48 || u == 0xbf) {
+            return need(p + 1, 4, end);
+        } else if (u == 0xbe) {
+            return need(p + 1, 8, end);
+        }
+        throw new IllegalArgumentException("expected a JSONB integer, found type 0x" + Integer.toHexString(u));
+    }
+
+    /** The value of the integer at {@code p}, which {@link #intEnd} has checked. */
+    private static long intValue(byte[] b, int p) {
+        int t = b[p];
+        int u = t & 0xff;
+        if (t >= -16 && t <= 47) {
+            return t;
+        } else if (t >= 0x30 && t <= 0x3f) {
+            return ((t - 0x38) << 8) | (b[p + 1] & 0xff);
+        } else if (t >= 0x40 && t <= 0x47) {
+            return ((t - 0x44) << 16) | ((b[p + 1] & 0xff) << 8) | (b[p + 2] & 0xff);
+        } else if (t == 0x48 || u == 0xbf) {
+            return ((b[p + 1] & 0xff) << 24) | ((b[p + 2] & 0xff) << 16) | ((b[p + 3] & 0xff) << 8) | (b[p + 4] & 0xff);
+        } else if (u == 0xbd) {
+            return b[p + 1];
+        } else if (u == 0xbc) {
+            return (short) (((b[p + 1] & 0xff) << 8) | (b[p + 2] & 0xff));
+        } else if (u >= 0xd8 && u <= 0xef) {
+            return u - 0xe0;
+        } else if (u >= 0xc8 && u <= 0xd7) {
+            return ((u - 0xd0) << 8) | (b[p + 1] & 0xff);
+        } else if (u >= 0xc0 && u <= 0xc7) {
+            return ((u - 0xc4) << 16) | ((b[p + 1] & 0xff) << 8) | (b[p + 2] & 0xff);
+        }
+        long v = 0; // 0xbe: int64
+        for (int i = 1; i <= 8; i++) {
+            v = (v << 8) | (b[p + i] & 0xff);
+        }
+        return v;
+    }
+
+    /** Requires {@code n} bytes at {@code p} before {@code end}; returns {@code p + n}. */
+    private static int need(int p, long n, int end) {
+        if (n > end - p) {
+            throw new IllegalArgumentException("JSONB value runs past the end of its item (" + n + " bytes needed, "
+                    + (end - p) + " left)");
+        }
+        return (int) (p + n);
+    }
+}
