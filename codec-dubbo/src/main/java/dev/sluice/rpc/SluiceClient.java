@@ -239,10 +239,19 @@ public final class SluiceClient implements AutoCloseable {
 
         @Override
         public void onWriteFailed(Throwable cause) {
-            if (pending.remove(id, this)) {
-                fail(new RpcException(0, "Not sent: writing " + meta.description + " to "
-                        + transport.remoteAddress() + " failed: " + cause, true, cause));
+            if (!pending.remove(id, this)) {
+                return;
             }
+            if (cause instanceof ConnectionClosedException || cause instanceof java.io.IOException) {
+                // The connection went away under the write (closed, reset, ClosedChannelException): the same typed
+                // error as for a call waiting on it, so one catch covers a lost connection.
+                fail(new ConnectionClosedException("Not sent: the connection to " + transport.remoteAddress()
+                        + " closed before " + meta.description + " was written (" + cause + "); retry on another"
+                        + " connection", false, cause));
+                return;
+            }
+            fail(new RpcException(0, "Not sent: writing " + meta.description + " to "
+                    + transport.remoteAddress() + " failed: " + cause, true, cause));
         }
 
         void succeed(Object value, Map<String, Object> attachments) {
