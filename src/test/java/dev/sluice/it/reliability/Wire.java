@@ -1,0 +1,162 @@
+package dev.sluice.it.reliability;
+
+import com.alibaba.fastjson2.JSONB;
+import com.alibaba.fastjson2.JSONWriter;
+import dev.sluice.codec.dubbo.DubboEncoder;
+import dev.sluice.codec.dubbo.DubboMethod;
+import dev.sluice.codec.dubbo.DubboRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Dubbo frames by hand, for tests that play a misbehaving peer over a plain socket: encode with the real encoder,
+ * then patch items or headers; read frames back with blocking reads (the socket's read timeout bounds them).
+ */
+final class Wire {
+    static final int HEADER = 16;
+
+    private Wire() {
+    }
+
+    /** A frame as our encoder writes it (no payload limit). */
+    static byte[] encode(Object message) {
+        ByteBuf out = Unpooled.buffer(256);
+        try {
+            new DubboEncoder(0).encode(message, out);
+            return ByteBufUtil.getBytes(out);
+        } finally {
+            out.release();
+        }
+    }
+
+    /** A two-way fastjson2 request for {@code iface.method(args)} with a stock consumer's attachments. */
+    static byte[] request(long id, Class<?> iface, String method, Object... args) {
+        Method m = method(iface, method);
+        Map<String, Object> attachments = new HashMap<>();
+        attachments.put("path", iface.getName());
+        attachments.put("interface", iface.getName());
+        attachments.put("version", "0.0.0");
+        attachments.put("timeout", "5000");
+        return encode(DubboRequest.invocation(id, DubboMethod.of(iface, m, null), args, attachments));
+    }
+
+    static Method method(Class<?> iface, String name) {
+        for (Method m : iface.getMethods()) {
+            if (m.getName().equals(name)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException(iface.getName() + " has no method " + name);
+    }
+
+    static byte[] header(int flags, int status, long id, int length) {
+        return ByteBuffer.allocate(HEADER).putShort((short) 0xdabb).put((byte) flags).put((byte) status).putLong(id)
+                .putInt(length).array();
+    }
+
+    /** {@code frame} with body item {@code index} (0-based) replaced by {@code jsonb}, its lengths fixed. */
+    static byte[] replaceItem(byte[] frame, int index, byte[] jsonb) {
+        int pos = HEADER;
+        for (int i = 0; i < index; i++) {
+            pos += 4 + ByteBuffer.wrap(frame).getInt(pos);
+        }
+        int oldLength = ByteBuffer.wrap(frame).getInt(pos);
+        byte[] item = ByteBuffer.allocate(4 + jsonb.length).putInt(jsonb.length).put(jsonb).array();
+        byte[] out = concat(Arrays.copyOfRange(frame, 0, pos), item,
+                Arrays.copyOfRange(frame, pos + 4 + oldLength, frame.length));
+        ByteBuffer.wrap(out).putInt(12, out.length - HEADER);
+        return out;
+    }
+
+    /** A JSONB value typed {@code typeName} (written by name: the class is never touched) with one field. */
+    static byte[] typedValue(String typeName) {
+        try (JSONWriter w = JSONWriter.ofJSONB()) {
+            w.writeTypeName(typeName);
+            w.startObject();
+            w.writeName("dataSourceName");
+            w.writeString("ldap://127.0.0.1:1/Exploit");
+            w.writeName("autoCommit");
+            w.writeBool(true);
+            w.endObject();
+            return w.getBytes();
+        }
+    }
+
+    /** A JSONB value of {@code value} with its class name, as Dubbo's writer does for a typed value. */
+    static byte[] withClassName(Object value) {
+        return JSONB.toBytes(value, JSONWriter.Feature.WriteClassName, JSONWriter.Feature.FieldBased,
+                JSONWriter.Feature.NotWriteHashMapArrayListClassName);
+    }
+
+    /** A status-20 response with result flag 1 and the value item {@code jsonb}. */
+    static byte[] valueResponse(long id, byte[] jsonb) {
+        byte[] body = concat(new byte[] {0, 0, 0, 2, (byte) 0xbd, 1}, ByteBuffer.allocate(4).putInt(jsonb.length)
+                .array(), jsonb);
+        return concat(header(0x17, 20, id, body.length), body);
+    }
+
+    /** One frame read from {@code in}. */
+    static Frame read(InputStream in) throws IOException {
+        DataInputStream d = new DataInputStream(in);
+        byte[] header = new byte[HEADER];
+        d.readFully(header);
+        ByteBuffer h = ByteBuffer.wrap(header);
+        if (h.getShort(0) != (short) 0xdabb) {
+            throw new IOException("not a Dubbo frame: " + ByteBufUtil.hexDump(header));
+        }
+        byte[] body = new byte[h.getInt(12)];
+        d.readFully(body);
+        return new Frame(header[2] & 0xff, header[3] & 0xff, h.getLong(4), body);
+    }
+
+    /** A decoded header and the raw body. */
+    record Frame(int flags, int status, long id, byte[] body) {
+        boolean isResponse() {
+            return (flags & 0x80) == 0;
+        }
+
+        /**
+         * The error text of an error response: the first JSONB item, or for a hessian2 frame (answered in the
+         * request's serialization) the body's characters, hessian2 length prefix included.
+         */
+        String text() {
+            if ((flags & 0x1f) == 2) {
+                return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            return (String) item(0);
+        }
+
+        /** Body item {@code index} read as JSONB (no types: a test reads what our own server wrote). */
+        Object item(int index) {
+            int pos = 0;
+            for (int i = 0; i < index; i++) {
+                pos += 4 + ByteBuffer.wrap(body).getInt(pos);
+            }
+            int n = ByteBuffer.wrap(body).getInt(pos);
+            return JSONB.parseObject(Arrays.copyOfRange(body, pos + 4, pos + 4 + n), Object.class);
+        }
+    }
+
+    static byte[] concat(byte[]... parts) {
+        int n = 0;
+        for (byte[] p : parts) {
+            n += p.length;
+        }
+        byte[] out = new byte[n];
+        int off = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, out, off, p.length);
+            off += p.length;
+        }
+        return out;
+    }
+}
