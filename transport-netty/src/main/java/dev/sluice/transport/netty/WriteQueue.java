@@ -93,11 +93,17 @@ public final class WriteQueue {
             frame.release();
             throw closedException("not sent");
         }
-        long pending = pendingBytes.addAndGet(size);
-        if (pending > pendingBytesCap) {
-            pendingBytes.addAndGet(-size);
-            frame.release();
-            throw new PendingBytesExceededException(pending - size, size, pendingBytesCap);
+        // Reserve with a CAS, not add-then-undo: with concurrent producers an undone add made other producers see
+        // bytes that were never queued (refused although they fit, with a "pending" figure above the cap).
+        for (;;) {
+            long pending = pendingBytes.get();
+            if (pending + size > pendingBytesCap) {
+                frame.release();
+                throw new PendingBytesExceededException(pending, size, pendingBytesCap);
+            }
+            if (pendingBytes.compareAndSet(pending, pending + size)) {
+                break;
+            }
         }
         if (loop.inEventLoop() && !scheduled.get() && queue.isEmpty() && closedCause == null) {
             // On the loop with nothing queued ahead of us: write directly, order is preserved.

@@ -362,6 +362,46 @@ class WriteQueueTest {
     }
 
     @Test
+    void concurrentProducersFillTheCapExactlyAndNeverSeeMoreThanItQueued() throws Exception {
+        LocalPair p = open(TransportOptions.builder().pendingBytesCap(30_000).build());
+        CountDownLatch gate = p.blockLoop();
+        int threads = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong worstReported = new java.util.concurrent.atomic.AtomicLong();
+        try {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                fs.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < 200; i++) { // 8 x 200 x 300 bytes offered against a 30,000-byte cap
+                        try {
+                            p.queue().enqueue(TestFrames.frame(ALLOC, 0, i, 288), null);
+                            accepted.incrementAndGet();
+                        } catch (PendingBytesExceededException e) {
+                            worstReported.accumulateAndGet(e.pendingBytes(), Math::max);
+                            assertTrue(e.pendingBytes() + e.messageBytes() > e.cap(), "refused although it fit");
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            assertEquals(100, accepted.get(), "the cap is filled exactly, by 300-byte frames");
+            assertEquals(30_000, p.queue().pendingBytes());
+            assertTrue(worstReported.get() <= 30_000, "reported pending bytes above the cap: " + worstReported.get());
+        } finally {
+            gate.countDown();
+            pool.shutdownNow();
+        }
+        p.awaitReceived(100);
+        assertEquals(0, p.queue().pendingBytes());
+    }
+
+    @Test
     void drainingPausesWhileUnwritableAndResumesOnWritabilityChange() throws Exception {
         LocalPair p = open();
         p.group.next().submit(() -> p.client.unsafe().outboundBuffer().setUserDefinedWritability(1, false))
