@@ -15,6 +15,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,6 +48,8 @@ public final class NettyClientTransport implements ClientTransport {
     private ScheduledFuture<?> reconnectTask; // guarded by this
     private long backoffMillis; // guarded by this
     private volatile boolean closed;
+    /** Why the last connect attempt failed (cleared on success), for the "not connected" error. */
+    private volatile ConnectFailedException lastFailure;
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
 
     private NettyClientTransport(Builder b) {
@@ -94,8 +97,11 @@ public final class NettyClientTransport implements ClientTransport {
         if (closed) {
             throw new TransportClosedException("Client to " + remote + " is closed");
         }
+        ConnectFailedException last = lastFailure;
         throw new ConnectionClosedException("Not sent: not connected to " + remote
-                + (options.reconnect() ? " (reconnecting)" : "") + "; retry later or on another server");
+                + (options.reconnect() ? " (reconnecting)" : "")
+                + (last == null ? "" : "; the last attempt failed: " + last.getMessage())
+                + "; retry later or on another server", false, last);
     }
 
     @Override
@@ -133,22 +139,50 @@ public final class NettyClientTransport implements ClientTransport {
     }
 
     private void onConnectDone(ChannelFuture f, CompletableFuture<Connection> attempt) {
+        if (!f.isSuccess()) {
+            connectFailed(attempt, new ConnectFailedException("Could not connect to " + remote + " within "
+                    + options.connectTimeout().toMillis() + " ms: " + f.cause(), f.cause()));
+            return;
+        }
+        SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+        if (tls == null) {
+            connected(f.channel(), attempt);
+            return;
+        }
+        // TCP is up; the connection is usable once TLS is. A failed handshake fails this attempt with its reason
+        // (untrusted certificate, wrong host name, a peer that does not speak TLS) rather than surfacing later as
+        // a bare "connection closed" on whichever call was first.
+        tls.handshakeFuture().addListener(h -> {
+            if (h.isSuccess()) {
+                connected(f.channel(), attempt);
+            } else {
+                f.channel().close();
+                connectFailed(attempt, new ConnectFailedException("TLS handshake with " + remote + " failed: "
+                        + h.cause(), h.cause()));
+            }
+        });
+    }
+
+    private void connected(Channel ch, CompletableFuture<Connection> attempt) {
         synchronized (this) {
             pending = null;
-            if (f.isSuccess()) {
-                NettyConnection c = NettyConnection.of(f.channel());
-                if (closed) {
-                    c.closeNow();
-                    attempt.completeExceptionally(new TransportClosedException("Client to " + remote + " is closed"));
-                    return;
-                }
-                current = c;
-                backoffMillis = options.reconnectInitialBackoff().toMillis();
-                attempt.complete(c);
+            NettyConnection c = NettyConnection.of(ch);
+            if (closed) {
+                c.closeNow();
+                attempt.completeExceptionally(new TransportClosedException("Client to " + remote + " is closed"));
                 return;
             }
-            ConnectFailedException failure = new ConnectFailedException("Could not connect to " + remote
-                    + " within " + options.connectTimeout().toMillis() + " ms: " + f.cause(), f.cause());
+            current = c;
+            lastFailure = null;
+            backoffMillis = options.reconnectInitialBackoff().toMillis();
+            attempt.complete(c);
+        }
+    }
+
+    private void connectFailed(CompletableFuture<Connection> attempt, ConnectFailedException failure) {
+        synchronized (this) {
+            pending = null;
+            lastFailure = failure;
             attempt.completeExceptionally(failure);
             scheduleReconnect();
         }
