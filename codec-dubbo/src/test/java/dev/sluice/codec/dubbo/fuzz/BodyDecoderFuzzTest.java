@@ -66,7 +66,7 @@ class BodyDecoderFuzzTest {
         return FuzzDecoders.header(flags, status, (byte) id, length);
     }
 
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "15s")
     void bodies(byte[] data) {
         if (data.length < 2) {
             return;

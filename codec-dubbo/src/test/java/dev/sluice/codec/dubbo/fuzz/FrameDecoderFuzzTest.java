@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class FrameDecoderFuzzTest {
 
-    @FuzzTest(maxDuration = "20s")
+    @FuzzTest(maxDuration = "15s")
     void frames(byte[] stream) {
         check(FuzzDecoders::server, stream, 1);
         check(FuzzDecoders::client, stream, 2);
