@@ -170,6 +170,10 @@ public final class SluiceClient implements AutoCloseable {
             return meta.async ? CompletableFuture.completedFuture(null) : MethodMeta.defaultValue(meta.returnClass);
         }
         PendingCall call = new PendingCall(id, meta, connection);
+        // The caller's future must exist before the request can be answered or failed: the response, a failed
+        // write or a lost connection may complete the call before send() even returns.
+        CompletableFuture<Object> result = meta.async ? new CompletableFuture<>() : null;
+        call.async = result;
         pending.put(id, call);
         try {
             connection.send(DubboRequest.invocation(id, true, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
@@ -178,9 +182,8 @@ public final class SluiceClient implements AutoCloseable {
             pending.remove(id);
             throw e; // typed: FrameTooLargeException, PendingBytesExceededException, ConnectionClosedException
         }
-        if (meta.async) {
-            CompletableFuture<Object> result = new CompletableFuture<>();
-            call.async = result;
+        if (result != null) {
+            // If the call already completed, the timeout finds it gone from the pending table and does nothing.
             call.timeout = timer.newTimeout(t -> timeOut(call), meta.timeoutMillis, TimeUnit.MILLISECONDS);
             return result;
         }
