@@ -81,6 +81,18 @@ final class InteropChecks {
         return "x".repeat(1 << 20) + "\u4e2d\u6587".repeat(100_000) + "\ud83d\ude80";
     }
 
+    /** Sixteen CompletableFuture calls outstanding at once on one connection, later ones completing first. */
+    static void asyncConcurrent(TypesService s) throws Exception {
+        List<java.util.concurrent.CompletableFuture<String>> calls = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            calls.add(s.async("c" + i, 50 - 3 * i)); // later calls complete first
+        }
+        for (int i = 0; i < 16; i++) {
+            String answer = calls.get(i).get(10, TimeUnit.SECONDS);
+            require(("async:c" + i).equals(answer), "call " + i + " got " + answer);
+        }
+    }
+
     /** {@code s}, cut to 60 chars for a one-line message. */
     static String abbreviate(String s) {
         return s == null || s.length() <= 60 ? s : s.substring(0, 60) + "...(" + s.length() + " chars)";

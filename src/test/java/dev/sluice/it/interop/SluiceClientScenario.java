@@ -1,5 +1,6 @@
 package dev.sluice.it.interop;
 
+import static dev.sluice.it.interop.InteropChecks.asyncConcurrent;
 import static dev.sluice.it.interop.InteropChecks.check;
 import static dev.sluice.it.interop.InteropChecks.measure;
 import static dev.sluice.it.interop.InteropChecks.require;
@@ -234,18 +235,6 @@ public final class SluiceClientScenario {
             String seen = s.attachment("n");
             require("42".equals(seen), "an Integer attachment arrived as " + seen);
         });
-    }
-
-    /** Sixteen CompletableFuture calls outstanding at once on the one connection. */
-    private static void asyncConcurrent(TypesService s) throws Exception {
-        List<CompletableFuture<String>> calls = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-            calls.add(s.async("c" + i, 50 - 3 * i)); // later calls complete first
-        }
-        for (int i = 0; i < 16; i++) {
-            String answer = calls.get(i).get(10, TimeUnit.SECONDS);
-            require(("async:c" + i).equals(answer), "call " + i + " got " + answer);
-        }
     }
 
     /**
