@@ -186,6 +186,11 @@ public final class WriteQueue {
     private void drain() {
         assert loop.inEventLoop();
         try {
+            if (closedCause == null && !channel.isOpen()) {
+                // Closed, but channelInactive has not reached us yet (it is fired later, e.g. on local and
+                // epoll channels): latch the cause now so enqueue() refuses from here on, not only after it.
+                closedCause = closedException("not sent");
+            }
             if (closedCause != null || !channel.isActive()) {
                 failQueued(closedCause != null ? closedCause : closedException("not sent"));
                 return;
