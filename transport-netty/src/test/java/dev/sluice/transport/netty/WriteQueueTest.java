@@ -241,6 +241,44 @@ class WriteQueueTest {
     }
 
     @Test
+    void writesOnTheLoopAreWrittenDirectlyAndFlushedOnceAfterTheCurrentTask() throws Exception {
+        LocalPair p = open();
+        List<Probe> probes = new ArrayList<>();
+        int[] flushesSeenInTask = new int[1];
+        p.group.next().submit(() -> {
+            // As a server answering a read of 20 requests on its loop: 20 direct writes, no flush yet.
+            for (int i = 0; i < 20; i++) {
+                Probe probe = new Probe();
+                probes.add(probe);
+                p.queue().enqueue(TestFrames.frame(ALLOC, 0, i, 0), probe);
+            }
+            flushesSeenInTask[0] = p.recorder.flushes.get();
+        }).get(10, TimeUnit.SECONDS);
+        p.awaitReceived(20);
+        p.sync();
+        assertEquals(0, flushesSeenInTask[0], "flushed inside the task that wrote");
+        assertEquals(20, p.recorder.writes.get(), "written directly, one write each, not through the queue");
+        assertEquals(1, p.recorder.flushes.get(), "one flush for all writes of the task");
+        for (Probe probe : probes) {
+            assertTrue(probe.written.await(5, TimeUnit.SECONDS));
+        }
+        assertInOrder(p, 20);
+        assertEquals(0, p.queue().pendingBytes());
+    }
+
+    @Test
+    void closeQueuedAfterAnUnflushedWriteOnTheLoopDoesNotDropIt() throws Exception {
+        LocalPair p = open();
+        Probe probe = new Probe();
+        p.group.next().submit(() -> {
+            p.queue().enqueue(TestFrames.frame(ALLOC, 0, 0, 0), probe);
+            p.connection.close();
+        }).get(10, TimeUnit.SECONDS);
+        assertTrue(probe.written.await(5, TimeUnit.SECONDS), "written before the close");
+        p.awaitReceived(1);
+    }
+
+    @Test
     void writeIssuedFromAWriteListenerIsStillFlushed() throws Exception {
         LocalPair p = open();
         Probe second = new Probe();
