@@ -6,7 +6,7 @@ import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
-import dev.sluice.codec.dubbo.DubboTypeResolver;
+import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: a proxy call encodes the request on the calling thread and waits for its response (or returns a
  * {@link CompletableFuture} for methods declared so, completed on the client's callback executor, never on the
- * event loop). Responses are decoded on the event loop. Thread-safe; one client serves any number of threads.
+ * event loop). The event loop cuts and matches responses; the result value is parsed by the waiting caller (for
+ * asynchronous methods, on the callback executor). Thread-safe; one client serves any number of threads.
  */
 public final class SluiceClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceClient.class);
@@ -81,11 +82,10 @@ public final class SluiceClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }, 10, TimeUnit.MILLISECONDS);
+        // Result values are parsed by the waiting caller (readResult), not by the event loop: 32 callers waiting on
+        // one connection then parse in parallel instead of queueing behind one thread.
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
-                .resolver(DubboTypeResolver.forClient(id -> {
-                    PendingCall call = pending.get(id);
-                    return call == null ? null : call.meta.valueType;
-                })).build();
+                .deferResponseValues(true).build();
         TransportOptions options = b.options.toBuilder().readerIdle(heartbeat).build();
         this.transport = NettyClientTransport.builder().remote(b.address).options(options).codec(codec)
                 .handler(new Handler()).eventLoops(b.loops).tls(b.tls).build();
@@ -188,7 +188,8 @@ public final class SluiceClient implements AutoCloseable {
             return result;
         }
         try {
-            Object value = call.get(meta.timeoutMillis, TimeUnit.MILLISECONDS);
+            DubboResponse response = (DubboResponse) call.get(meta.timeoutMillis, TimeUnit.MILLISECONDS);
+            Object value = readResult(call, response);
             SluiceContext.current().setIncoming(call.responseAttachments);
             return value == null ? MethodMeta.defaultValue(meta.returnClass) : value;
         } catch (TimeoutException e) {
@@ -200,6 +201,17 @@ public final class SluiceClient implements AutoCloseable {
             pending.remove(id);
             Thread.currentThread().interrupt();
             throw new RpcException(0, "Interrupted while waiting for " + meta.description, false, e);
+        }
+    }
+
+    /** Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure. */
+    private Object readResult(PendingCall call, DubboResponse response) {
+        try {
+            return response.readValue(call.meta.valueType);
+        } catch (DubboSerializationException e) {
+            throw new RpcException(DubboConstants.STATUS_CLIENT_ERROR, call.meta.description + " failed at "
+                    + transport.remoteAddress() + " with status " + DubboConstants.STATUS_CLIENT_ERROR + ": "
+                    + e.getMessage(), false, e);
         }
     }
 
@@ -257,14 +269,24 @@ public final class SluiceClient implements AutoCloseable {
                     + transport.remoteAddress() + " failed: " + cause, true, cause));
         }
 
-        void succeed(Object value, Map<String, Object> attachments) {
-            responseAttachments = attachments;
+        /** Completes with the response; its value is parsed by the waiting caller or on the callback executor. */
+        void succeed(DubboResponse response) {
+            responseAttachments = response.attachments();
             CompletableFuture<Object> a = async;
             if (a == null) {
-                complete(value);
+                complete(response);
             } else {
                 cancelTimeout();
-                callbackExecutor.execute(() -> a.complete(value));
+                callbackExecutor.execute(() -> {
+                    Object value;
+                    try {
+                        value = readResult(this, response);
+                    } catch (RpcException e) {
+                        a.completeExceptionally(e);
+                        return;
+                    }
+                    a.complete(value);
+                });
             }
         }
 
@@ -315,7 +337,7 @@ public final class SluiceClient implements AutoCloseable {
                         call.responseAttachments = response.attachments();
                         call.fail(response.exception());
                     } else {
-                        call.succeed(response.value(), response.attachments());
+                        call.succeed(response);
                     }
                 } else {
                     int status = response.status();

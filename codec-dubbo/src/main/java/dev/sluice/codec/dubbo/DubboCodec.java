@@ -22,8 +22,10 @@ public final class DubboCodec implements Codec {
     private final ClassAllowlist allowlist;
     private final DubboTypeResolver resolver;
     private final DubboEncoder encoder;
+    private final boolean deferResponseValues;
 
     private DubboCodec(Builder b) {
+        this.deferResponseValues = b.deferResponseValues;
         this.payloadLimit = b.payloadLimit;
         this.allowlist = b.allowlist != null ? b.allowlist : ClassAllowlist.strict();
         this.resolver = b.resolver;
@@ -41,7 +43,7 @@ public final class DubboCodec implements Codec {
 
     @Override
     public FrameDecoder newDecoder() {
-        return new DubboDecoder(payloadLimit, allowlist, resolver);
+        return new DubboDecoder(payloadLimit, allowlist, resolver, deferResponseValues);
     }
 
     public int payloadLimit() {
@@ -61,6 +63,7 @@ public final class DubboCodec implements Codec {
         private int payloadLimit = TransportOptions.DEFAULT_PAYLOAD_LIMIT;
         private ClassAllowlist allowlist;
         private DubboTypeResolver resolver = DubboTypeResolver.NONE;
+        private boolean deferResponseValues;
 
         private Builder() {
         }
@@ -83,6 +86,15 @@ public final class DubboCodec implements Codec {
         /** Parameter and return types; default {@link DubboTypeResolver#NONE}. */
         public Builder resolver(DubboTypeResolver resolver) {
             this.resolver = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        /**
+         * Leaves result values unparsed on the event loop, for {@link DubboResponse#readValue} on the waiting thread
+         * (default false). See {@link DubboDecoder#DubboDecoder(int, ClassAllowlist, DubboTypeResolver, boolean)}.
+         */
+        public Builder deferResponseValues(boolean defer) {
+            this.deferResponseValues = defer;
             return this;
         }
 

@@ -56,6 +56,8 @@ public final class DubboDecoder implements FrameDecoder {
     private final DubboTypeResolver resolver;
     private final JSONReader.Context readContext;
     private final ObjectReaderProvider provider;
+    private final ClassAllowlist allowlist;
+    private final boolean deferValues;
 
     /** Set after a wrong magic: every later byte is discarded while the transport closes the connection. */
     private boolean unusable;
@@ -81,8 +83,20 @@ public final class DubboDecoder implements FrameDecoder {
      * @param resolver the expected types of arguments and results
      */
     public DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver) {
+        this(payloadLimit, allowlist, resolver, false);
+    }
+
+    /**
+     * @param deferValues when true, the value of a result (flags 1 and 4) is not parsed here: the response carries a
+     *     copy of its item, parsed by {@link DubboResponse#readValue} on whichever thread waits for it. A client
+     *     with many waiting callers then parses results on their threads in parallel instead of one after another
+     *     on its event loop. The resolver's return types are not consulted.
+     */
+    public DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues) {
         this.payloadLimit = payloadLimit;
         this.resolver = resolver;
+        this.allowlist = allowlist;
+        this.deferValues = deferValues;
         this.provider = JSONFactory.getDefaultObjectReaderProvider();
         this.readContext = new JSONReader.Context(provider, allowlist, READER_FEATURES);
     }
@@ -343,6 +357,16 @@ public final class DubboDecoder implements FrameDecoder {
                     break;
                 case DubboConstants.RESPONSE_VALUE:
                 case DubboConstants.RESPONSE_VALUE_WITH_ATTACHMENTS:
+                    if (deferValues) {
+                        int n = nextItemLength();
+                        int off = pos;
+                        pos += n;
+                        if (n == 0) {
+                            throw new IllegalArgumentException("empty item");
+                        }
+                        value = new DeferredValue(id, itemCopy(off, n), n, provider, allowlist);
+                        break;
+                    }
                     Type type = resolver.returnType(id);
                     value = readValueItem(type == null || type == void.class || type == Void.class
                             ? Object.class : type);
@@ -524,15 +548,7 @@ public final class DubboDecoder implements FrameDecoder {
         int n = nextItemLength();
         int off = pos;
         pos += n;
-        Object v = parse(off, n, type);
-        if (v != null) {
-            Class<?> expected = rawClass(type);
-            if (expected != null && !box(expected).isInstance(v)) {
-                throw new IllegalArgumentException("expected " + expected.getName() + " but read "
-                        + v.getClass().getName());
-            }
-        }
-        return v;
+        return parse(off, n, type);
     }
 
     private Object parse(int off, int n, Type type) {
@@ -542,19 +558,29 @@ public final class DubboDecoder implements FrameDecoder {
         if (n == 1 && buf[off] == Jsonb.NULL && !(type instanceof Class && ((Class<?>) type).isPrimitive())) {
             return null;
         }
+        return readItem(itemCopy(off, n), n, type, readContext);
+    }
+
+    /**
+     * Parses one item from {@code copy[0, n)}, a padded copy (see {@link #itemCopy}), as {@code type}, and checks the
+     * value is one. Any thread; {@code context} carries the allowlist and is not shared with a concurrent reader.
+     */
+    static Object readItem(byte[] copy, int n, Type type, JSONReader.Context context) {
+        if (n == 1 && copy[0] == Jsonb.NULL && !(type instanceof Class && ((Class<?>) type).isPrimitive())) {
+            return null;
+        }
         // fastjson2 allocates from declared sizes, recurses per nesting level and bounds its reads by the array, not
-        // the item: check every token of the item, then let it read a copy of the item (as Dubbo does).
-        JsonbBounds.check(buf, off, off + n);
-        try (JSONReader r = JSONReader.ofJSONB(itemCopy(off, n), 0, n, readContext)) {
-            Object v;
+        // the item: check every token of the item, then let it read the padded copy (as Dubbo reads a copy).
+        JsonbBounds.check(copy, 0, n);
+        Object v;
+        try (JSONReader r = JSONReader.ofJSONB(copy, 0, n, context)) {
             if (type == Object.class) {
                 v = r.readAny();
             } else {
-                ObjectReader<?> reader = provider.getObjectReader(type, true);
+                ObjectReader<?> reader = context.getProvider().getObjectReader(type, true);
                 v = reader.readJSONBObject(r, type, null, 0);
             }
             r.handleResolveTasks(v);
-            return v;
         } catch (OutOfMemoryError e) {
             // fastjson2 sizes arrays from the declared count; a forged count of ~2^31 fails the allocation up
             // front ("Requested array size exceeds VM limit"), which nothing else has seen. Answer, don't die.
@@ -565,6 +591,14 @@ public final class DubboDecoder implements FrameDecoder {
             // the decoder (the frame would stay in the cumulation and poison the connection).
             throw new IllegalArgumentException("a value is nested too deeply to read (item of " + n + " bytes)");
         }
+        if (v != null) {
+            Class<?> expected = rawClass(type);
+            if (expected != null && !box(expected).isInstance(v)) {
+                throw new IllegalArgumentException("expected " + expected.getName() + " but read "
+                        + v.getClass().getName());
+            }
+        }
+        return v;
     }
 
     /**
@@ -613,7 +647,7 @@ public final class DubboDecoder implements FrameDecoder {
     }
 
     /** The most telling message of a failure: a refused class wins over fastjson2's wrappers. */
-    private static String reason(Throwable e) {
+    static String reason(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof ClassNotAllowedException) {
                 return t.getMessage();

@@ -160,8 +160,36 @@ public final class DubboResponse {
         return resultFlag >= DubboConstants.RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS;
     }
 
-    /** The return value ({@code null} for flags 2/5, exceptions, errors). */
+    /**
+     * The return value ({@code null} for flags 2/5, exceptions, errors).
+     *
+     * @throws IllegalStateException when the value was left unparsed by the decoder ({@link #isValueDeferred()}):
+     *     call {@link #readValue(Type)} instead
+     */
     public Object value() {
+        if (value instanceof DeferredValue) {
+            throw new IllegalStateException("The value of response " + id + " is not parsed yet: call readValue(type)"
+                    + " on the thread that wants it");
+        }
+        return value;
+    }
+
+    /** True when the decoder left the value unparsed, for {@link #readValue(Type)} (see {@link DubboDecoder}). */
+    public boolean isValueDeferred() {
+        return value instanceof DeferredValue;
+    }
+
+    /**
+     * The return value read as {@code type}: parsed now, on the calling thread, if the decoder deferred it (each call
+     * parses again), else the value decoded with the frame.
+     *
+     * @throws DubboSerializationException when the value cannot be read as {@code type}, or names a class the
+     *     allowlist refuses; the message says which response and why
+     */
+    public Object readValue(java.lang.reflect.Type type) {
+        if (value instanceof DeferredValue) {
+            return ((DeferredValue) value).read(type);
+        }
         return value;
     }
 
@@ -193,6 +221,8 @@ public final class DubboResponse {
             sb.append(", flag=").append(resultFlag);
             if (exception != null) {
                 sb.append(", exception=").append(exception);
+            } else if (value instanceof DeferredValue) {
+                sb.append(", value=(").append(((DeferredValue) value).length()).append(" bytes, not parsed yet)");
             } else {
                 sb.append(", value=").append(value);
             }

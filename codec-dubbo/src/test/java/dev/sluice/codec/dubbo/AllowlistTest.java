@@ -116,7 +116,22 @@ class AllowlistTest {
                 typedValue(typeName)));
         assertEquals(102L, resp.id());
         assertEquals(DubboConstants.STATUS_CLIENT_ERROR, resp.status(), resp::toString);
+        // And by a client that parses results on the waiting thread: refused there, with the same reason.
+        DubboResponse deferred = (DubboResponse) Codecs.decodeOne(probeDeferringClient(), responseWithValue(103L,
+                typedValue(typeName)));
+        assertTrue(deferred.isOk(), deferred::toString);
+        DubboSerializationException e = assertThrows(DubboSerializationException.class,
+                () -> deferred.readValue(Object.class), () -> typeName + " accepted by a deferred read");
+        assertTrue(e.getMessage().startsWith("Failed to decode the response to request 103: "), e.getMessage());
+        if (!typeName.isEmpty()) {
+            assertTrue(e.getMessage().contains("Refused to deserialize type '" + typeName + "'"), e.getMessage());
+        }
         assertNull(System.getProperty("sluice.test.gadget.initialized"));
+    }
+
+    private static DubboDecoder probeDeferringClient() {
+        return new DubboDecoder(8 << 20, ClassAllowlist.strict().register(ProbeService.class),
+                DubboTypeResolver.NONE, true);
     }
 
     @Test
@@ -133,6 +148,10 @@ class AllowlistTest {
         for (byte[] frame : frames) {
             Object m = Codecs.decodeOne(probeServer(), frame);
             assertTrue(m instanceof DubboRequest ? ((DubboRequest) m).isBroken() : !((DubboResponse) m).isOk());
+        }
+        for (byte[] frame : new byte[][] {frames[2], frames[3]}) {
+            DubboResponse r = (DubboResponse) Codecs.decodeOne(probeDeferringClient(), frame);
+            assertThrows(DubboSerializationException.class, () -> r.readValue(Object.class));
         }
         assertNull(System.getProperty("sluice.test.gadget.initialized"), "the gadget's static initializer ran");
         assertFalse(ClassAllowlist.strict().register(ProbeService.class).isAllowed(GADGET));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.codec.dubbo.model.Box;
@@ -74,6 +75,20 @@ class TypesRoundTripTest {
     private Object roundTripValue(String name, Object value) {
         DubboResponse r = roundTripResult(name, value);
         assertTrue(r.isOk(), r::toString);
+        // The same frame through a client decoder that leaves the value to the caller: the same value, parsed here.
+        java.lang.reflect.Type type = method(name).getGenericReturnType();
+        ClassAllowlist clientList = ClassAllowlist.strict().register(TypesService.class);
+        DubboResponse deferred = (DubboResponse) Codecs.decodeOne(new DubboDecoder(8 << 20, clientList,
+                DubboTypeResolver.NONE, true),
+                Codecs.encode(DubboResponse.value(2L, (byte) 23, value, DubboResponse.DEFAULT_ATTACHMENTS)));
+        assertTrue(deferred.isOk(), deferred::toString);
+        assertEquals(r.attachments(), deferred.attachments());
+        if (r.value() != null) {
+            assertTrue(deferred.isValueDeferred(), deferred::toString);
+            assertThrows(IllegalStateException.class, deferred::value);
+        }
+        Object late = deferred.readValue(type);
+        assertTrue(java.util.Objects.deepEquals(r.value(), late), () -> r.value() + " != " + late);
         return r.value();
     }
 
