@@ -408,7 +408,15 @@ public final class SluiceServer implements AutoCloseable {
             return this;
         }
 
-        /** Size of the server-owned service pool (default 200) and its queue (default 10,000). */
+        /**
+         * Size of the server-owned service pool (default 200, as Dubbo's, so that up to 200 calls may block at once)
+         * and its queue (default 10,000; beyond it calls are answered with status 100).
+         *
+         * <p>For services whose methods never block, a pool of 2–4 × the cores is faster: with 200 threads a burst
+         * of requests wakes a parked thread per call, a small pool takes the burst from its queue without sleeping.
+         * Measured with the benchmark's UserService on a 2-core VM, 32 client threads: 4 threads gave about 15 %
+         * more calls per second than 200 (existUser 113 against 91–98 ops/ms in runs of the same session).
+         */
         public Builder threads(int threads, int queueCapacity) {
             if (threads < 1 || queueCapacity < 1) {
                 throw new IllegalArgumentException("threads and queue capacity must be >= 1");
