@@ -2,6 +2,7 @@ package dev.sluice.codec.dubbo.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -9,6 +10,7 @@ import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboDecoder;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.DubboSerializationException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
@@ -75,6 +77,60 @@ class BodyDecoderFuzzTest {
                 java.util.Arrays.copyOfRange(data, 2, data.length));
         check(FuzzDecoders::server, frame);
         check(FuzzDecoders::client, frame);
+        checkDeferred(frame);
+    }
+
+    /**
+     * A client that parses result values on the caller's thread must agree with one that parses them while
+     * decoding: where the eager decoder produced a value, the deferred read produces one of the same class; where it
+     * failed the response (90), the deferred read throws {@link DubboSerializationException} and nothing else; both
+     * within the same allocation budget.
+     */
+    private static void checkDeferred(byte[] frame) {
+        if ((frame[2] & DubboConstants.FLAG_REQUEST) != 0) {
+            return;
+        }
+        DubboResponse eager = (DubboResponse) decode(FuzzDecoders.client(), frame);
+        long before = FuzzDecoders.allocated();
+        Object[] read = decodeAndRead(frame);
+        long allocated = FuzzDecoders.allocated() - before;
+        if (allocated > FuzzDecoders.allocationBudget(frame.length)) {
+            before = FuzzDecoders.allocated();
+            read = decodeAndRead(frame);
+            allocated = FuzzDecoders.allocated() - before;
+            if (allocated > FuzzDecoders.allocationBudget(frame.length)) {
+                throw new AssertionError("decoding and reading a " + frame.length + "-byte frame allocated "
+                        + allocated + " bytes of heap (budget " + FuzzDecoders.allocationBudget(frame.length) + ")");
+            }
+        }
+        Object[] result = read;
+        DubboResponse deferred = (DubboResponse) result[0];
+        if (!deferred.isValueDeferred()) {
+            assertEquals(FuzzDecoders.describe(eager), FuzzDecoders.describe(deferred));
+            return;
+        }
+        if (eager.status() == DubboConstants.STATUS_OK) {
+            assertNull(result[2], () -> "the eager decoder read " + eager + " but the deferred read failed: " + result[2]);
+            Object value = eager.value();
+            assertEquals(value == null ? null : value.getClass(), result[1] == null ? null : result[1].getClass());
+        } else {
+            assertEquals(DubboConstants.STATUS_CLIENT_ERROR, eager.status(), eager::toString);
+            assertInstanceOf(DubboSerializationException.class, result[2],
+                    () -> "the eager decoder failed " + eager + " but the deferred read returned " + result[1]);
+        }
+    }
+
+    /** {response, value or null, DubboSerializationException or null}; any other exception escapes (a finding). */
+    private static Object[] decodeAndRead(byte[] frame) {
+        DubboResponse r = assertInstanceOf(DubboResponse.class, decode(FuzzDecoders.deferringClient(), frame));
+        if (!r.isValueDeferred()) {
+            return new Object[] {r, null, null};
+        }
+        try {
+            return new Object[] {r, r.readValue(FuzzDecoders.RETURN_TYPES[(int) (r.id() & 7)]), null};
+        } catch (DubboSerializationException e) {
+            return new Object[] {r, null, e};
+        }
     }
 
     private static void check(Supplier<DubboDecoder> decoders, byte[] frame) {

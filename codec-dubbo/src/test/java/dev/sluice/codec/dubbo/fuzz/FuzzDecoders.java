@@ -78,6 +78,11 @@ final class FuzzDecoders {
         return new DubboDecoder(LIMIT, CLIENT_ALLOWLIST, EXPECTED);
     }
 
+    /** A client's decoder that leaves result values to {@link DubboResponse#readValue}, as SluiceClient does. */
+    static DubboDecoder deferringClient() {
+        return new DubboDecoder(LIMIT, CLIENT_ALLOWLIST, DubboTypeResolver.NONE, true);
+    }
+
     static byte[] header(int flags, int status, long id, int length) {
         return ByteBuffer.allocate(HEADER).putShort((short) 0xdabb).put((byte) flags).put((byte) status).putLong(id)
                 .putInt(length).array();
