@@ -68,14 +68,12 @@ final class JsonbBounds {
         }
         if (t >= 0x49 && t <= 0x78) { // ASCII string of 0..47 bytes
             int next = need(p, t - 0x49, end);
-            checkNumberText(b, p, next);
+            checkNumberText(b, p, next, 0x79);
             return next;
         }
         if (t >= 0x79 && t <= 0x7e) { // ASCII, UTF-8, UTF-16, UTF-16LE, UTF-16BE, GB18030 with a length
             int next = sized(b, p, end, "string");
-            if (t <= 0x7a) { // ASCII, UTF-8: number text is plain ASCII
-                checkNumberText(b, next - (int) intValue(b, p), next);
-            }
+            checkNumberText(b, next - (int) intValue(b, p), next, t);
             return next;
         }
         if (t == 0x7f) {
@@ -201,34 +199,118 @@ final class JsonbBounds {
     /**
      * fastjson2 reads a string as a number where it expects one, through {@code BigDecimal}: the text
      * {@code "1e999999999"} then costs a power of ten with a billion digits (minutes of CPU). Refuses text that is a
-     * number whose exponent exceeds {@link #MAX_EXPONENT}; any other text is left alone.
+     * number whose exponent exceeds {@link #MAX_EXPONENT}; any other text is left alone. {@code BigDecimal} takes
+     * any Unicode decimal digit ({@code "１.5e９９９９９９９"} in full-width digits costs seconds and a 4 MB
+     * {@code BigInteger}), so the text is read as code points in its encoding ({@code type}: 0x49–0x79 ASCII, 0x7a
+     * UTF-8, 0x7b UTF-16 with an optional byte order mark, 0x7c UTF-16LE, 0x7d UTF-16BE, 0x7e GB18030). The scan
+     * stops at the first code point a number cannot contain, so ordinary text costs a character or two.
      */
-    private static void checkNumberText(byte[] b, int from, int to) {
-        int e = -1;
-        for (int i = from; i < to; i++) {
-            int c = b[i];
-            if (c == 'e' || c == 'E') {
-                if (e >= 0) {
-                    return;
+    private static void checkNumberText(byte[] b, int from, int to, int type) {
+        NumberText number = new NumberText();
+        switch (type) {
+            case 0x7a: // UTF-8
+                for (int i = from; i < to; ) {
+                    int c = b[i] & 0xff;
+                    int cp;
+                    if (c < 0x80) {
+                        cp = c;
+                        i++;
+                    } else if (c >= 0xc0 && c < 0xe0 && i + 1 < to) {
+                        cp = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
+                        i += 2;
+                    } else if (c >= 0xe0 && c < 0xf0 && i + 2 < to) {
+                        cp = ((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+                        i += 3;
+                    } else if (c >= 0xf0 && i + 3 < to) {
+                        cp = ((c & 0x07) << 18) | ((b[i + 1] & 0x3f) << 12) | ((b[i + 2] & 0x3f) << 6)
+                                | (b[i + 3] & 0x3f);
+                        i += 4;
+                    } else {
+                        return; // malformed: read as replacement characters, never a number
+                    }
+                    if (!number.accept(cp)) {
+                        return;
+                    }
                 }
-                e = i;
-            } else if ((c < '0' || c > '9') && c != '.' && c != '-' && c != '+') {
-                return; // not a number
+                break;
+            case 0x7b: // UTF-16: BOM, else big-endian (as java.nio's UTF-16)
+            case 0x7c: // UTF-16LE
+            case 0x7d: // UTF-16BE
+                boolean bigEndian = type != 0x7c;
+                if (type == 0x7b && to - from >= 2) {
+                    if (b[from] == (byte) 0xfe && b[from + 1] == (byte) 0xff) {
+                        from += 2;
+                    } else if (b[from] == (byte) 0xff && b[from + 1] == (byte) 0xfe) {
+                        from += 2;
+                        bigEndian = false;
+                    }
+                }
+                for (int i = from; i + 1 < to; i += 2) {
+                    int unit = bigEndian ? ((b[i] & 0xff) << 8) | (b[i + 1] & 0xff)
+                            : ((b[i + 1] & 0xff) << 8) | (b[i] & 0xff);
+                    // Decimal digits are all in the basic plane: a surrogate is never part of a number.
+                    if (!number.accept(unit)) {
+                        return;
+                    }
+                }
+                break;
+            case 0x7e: // GB18030: decode only what starts like a number or with a multi-byte character
+                if (from < to && (b[from] < 0 || NumberText.startsNumber(b[from]))) {
+                    String text = new String(b, from, to - from, java.nio.charset.Charset.forName("GB18030"));
+                    for (int i = 0; i < text.length(); i++) {
+                        if (!number.accept(text.charAt(i))) {
+                            return;
+                        }
+                    }
+                }
+                break;
+            default: // ASCII
+                for (int i = from; i < to; i++) {
+                    if (!number.accept(b[i])) {
+                        return;
+                    }
+                }
+                break;
+        }
+        number.check();
+    }
+
+    /** The characters of a number as {@code BigDecimal} reads them, fed one code point at a time. */
+    private static final class NumberText {
+        private boolean exponentMark;
+        private long exponent;
+
+        static boolean startsNumber(int c) {
+            return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+';
+        }
+
+        /** False when {@code cp} cannot be part of a number (or is a second exponent mark): the text is not one. */
+        boolean accept(int cp) {
+            if (cp == 'e' || cp == 'E') {
+                if (exponentMark) {
+                    return false;
+                }
+                exponentMark = true;
+                return true;
             }
-        }
-        if (e < 0) {
-            return;
-        }
-        long exponent = 0;
-        for (int i = e + 1; i < to; i++) {
-            int c = b[i];
-            if (c >= '0' && c <= '9') {
-                exponent = Math.min(exponent * 10 + (c - '0'), Integer.MAX_VALUE);
+            if (cp == '.' || cp == '-' || cp == '+') {
+                return true;
             }
+            int digit = Character.digit(cp, 10);
+            if (digit < 0) {
+                return false;
+            }
+            if (exponentMark) {
+                exponent = Math.min(exponent * 10 + digit, Integer.MAX_VALUE);
+            }
+            return true;
         }
-        if (exponent > MAX_EXPONENT) {
-            throw new IllegalArgumentException("a number written as text with exponent " + exponent + " (more than "
-                    + MAX_EXPONENT + ")");
+
+        void check() {
+            if (exponent > MAX_EXPONENT) {
+                throw new IllegalArgumentException("a number written as text with exponent " + exponent
+                        + " (more than " + MAX_EXPONENT + ")");
+            }
         }
     }
 

@@ -11,6 +11,7 @@ import dev.sluice.codec.dubbo.DubboDecoder;
 import dev.sluice.codec.dubbo.DubboProtocolException;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.codec.dubbo.DubboTypeResolver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -178,6 +179,62 @@ class FuzzFindingsTest {
                 body));
         assertTrue(ok.isOk(), ok::toString);
         assertEquals(12, ((int[]) ok.value())[1]);
+    }
+
+    /**
+     * BigDecimal reads any Unicode decimal digit: number text in full-width or Arabic-Indic digits, in any of JSONB's
+     * string encodings, read where a BigInteger is expected, cost seconds to minutes of CPU and a huge BigInteger
+     * before the bounds check read such text as code points. Now refused at once, eagerly and deferred.
+     */
+    @Test
+    void hugeExponentsInNonAsciiDigitsAreAnErrorAtOnce() throws Exception {
+        byte[][] strings = {
+            jsonbString(0x7a, "\uFF11.5e99999999".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+            jsonbString(0x7c, "1.5e\uFF19\uFF19\uFF19\uFF19\uFF19\uFF19\uFF19\uFF19"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_16LE)),
+            jsonbString(0x7d, "\u0661e99999999".getBytes(java.nio.charset.StandardCharsets.UTF_16BE)),
+            jsonbString(0x7b, concat(hex("ff fe"), "1e\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_16LE))),
+            jsonbString(0x7b, "1e\uFF19\uFF19\uFF19\uFF19\uFF19\uFF19\uFF19\uFF19"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_16BE)),
+            jsonbString(0x7e, "\uFF11e99999999".getBytes(java.nio.charset.Charset.forName("GB18030"))),
+        };
+        ClassAllowlist jdk = ClassAllowlist.strict();
+        for (byte[] value : strings) {
+            String hex = io.netty.buffer.ByteBufUtil.hexDump(value);
+            byte[] body = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(value.length).array(), value);
+            byte[] frame = concat(FuzzDecoders.header(0x17, 20, 6, body.length), body);
+            DubboResponse r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(10), () -> decodeFirst(new DubboDecoder(1 << 20, jdk,
+                            DubboTypeResolver.forClient(id -> java.math.BigInteger.class)), frame), hex);
+            assertEquals(DubboConstants.STATUS_CLIENT_ERROR, r.status(), () -> hex + ": " + r);
+            assertTrue(r.errorMessage().contains("exponent 99999999"), r::errorMessage);
+            DubboResponse deferred = decodeFirst(new DubboDecoder(1 << 20, jdk, DubboTypeResolver.NONE, true), frame);
+            DubboSerializationException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(10), () -> org.junit.jupiter.api.Assertions.assertThrows(
+                            DubboSerializationException.class, () -> deferred.readValue(java.math.BigInteger.class)),
+                    hex);
+            assertTrue(e.getMessage().contains("exponent 99999999"), e::getMessage);
+        }
+        // Digits that are not ASCII still make ordinary numbers, and text that is not a number is left alone.
+        byte[] twelve = jsonbString(0x7c, "\uFF11\uFF12".getBytes(java.nio.charset.StandardCharsets.UTF_16LE));
+        byte[] body = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(twelve.length).array(), twelve);
+        DubboResponse ok = decodeFirst(new DubboDecoder(1 << 20, jdk,
+                DubboTypeResolver.forClient(id -> java.math.BigInteger.class)),
+                concat(FuzzDecoders.header(0x17, 20, 6, body.length), body));
+        assertTrue(ok.isOk(), ok::toString);
+        assertEquals(java.math.BigInteger.valueOf(12), ok.value());
+        byte[] words = jsonbString(0x7a, "北京 e99999999".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        body = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(words.length).array(), words);
+        DubboResponse text = decodeFirst(new DubboDecoder(1 << 20, jdk, DubboTypeResolver.forClient(id -> String.class)),
+                concat(FuzzDecoders.header(0x17, 20, 6, body.length), body));
+        assertEquals("北京 e99999999", text.value());
+    }
+
+    /** A JSONB string of type {@code type} (0x7a–0x7e) holding {@code bytes} (fewer than 48: a one-byte length). */
+    private static byte[] jsonbString(int type, byte[] bytes) {
+        assertTrue(bytes.length < 48);
+        return concat(new byte[] {(byte) type, (byte) bytes.length}, bytes);
     }
 
     private static DubboResponse decodeFirst(DubboDecoder decoder, byte[] stream) {
