@@ -209,10 +209,16 @@ public final class SluiceClient implements AutoCloseable {
         try {
             return response.readValue(call.meta.valueType);
         } catch (DubboSerializationException e) {
-            throw new RpcException(DubboConstants.STATUS_CLIENT_ERROR, call.meta.description + " failed at "
-                    + transport.remoteAddress() + " with status " + DubboConstants.STATUS_CLIENT_ERROR + ": "
-                    + e.getMessage(), false, e);
+            throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(),
+                    false, e);
         }
+    }
+
+    /** A call that ended with a Dubbo status other than OK: sent by the peer, or ours for an answer we cannot read. */
+    private static RpcException statusFailure(PendingCall call, Object peer, int status, String text,
+                                              boolean retryable, Throwable cause) {
+        return new RpcException(status, call.meta.description + " failed at " + peer + " with status " + status + ": "
+                + text, retryable, cause);
     }
 
     private RpcTimeoutException timeoutException(PendingCall call) {
@@ -344,8 +350,7 @@ public final class SluiceClient implements AutoCloseable {
                     boolean retryable = status == DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED
                             || (status == DubboConstants.STATUS_SERVER_ERROR && response.errorMessage() != null
                                     && response.errorMessage().contains("shutting down"));
-                    call.fail(new RpcException(status, call.meta.description + " failed at "
-                            + connection.remoteAddress() + " with status " + status + ": " + response.errorMessage(),
+                    call.fail(statusFailure(call, connection.remoteAddress(), status, response.errorMessage(),
                             retryable, null));
                 }
                 return;

@@ -555,10 +555,15 @@ public final class DubboDecoder implements FrameDecoder {
         if (n == 0) {
             throw new IllegalArgumentException("empty item");
         }
-        if (n == 1 && buf[off] == Jsonb.NULL && !(type instanceof Class && ((Class<?>) type).isPrimitive())) {
-            return null;
+        if (isNullItem(buf, off, n, type)) {
+            return null; // without copying the item
         }
         return readItem(itemCopy(off, n), n, type, readContext);
+    }
+
+    /** The item {@code b[off, off + n)} is JSONB null, read as a type that may be null. */
+    private static boolean isNullItem(byte[] b, int off, int n, Type type) {
+        return n == 1 && b[off] == Jsonb.NULL && !(type instanceof Class && ((Class<?>) type).isPrimitive());
     }
 
     /**
@@ -566,7 +571,7 @@ public final class DubboDecoder implements FrameDecoder {
      * value is one. Any thread; {@code context} carries the allowlist and is not shared with a concurrent reader.
      */
     static Object readItem(byte[] copy, int n, Type type, JSONReader.Context context) {
-        if (n == 1 && copy[0] == Jsonb.NULL && !(type instanceof Class && ((Class<?>) type).isPrimitive())) {
+        if (isNullItem(copy, 0, n, type)) {
             return null;
         }
         // fastjson2 allocates from declared sizes, recurses per nesting level and bounds its reads by the array, not

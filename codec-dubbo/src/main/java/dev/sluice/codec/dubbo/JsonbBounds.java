@@ -29,6 +29,7 @@ final class JsonbBounds {
      * computes a power of ten that size (a billion costs minutes; this costs microseconds).
      */
     static final int MAX_EXPONENT = 9_999;
+    private static final java.nio.charset.Charset GB18030 = java.nio.charset.Charset.forName("GB18030");
 
     private JsonbBounds() {
     }
@@ -256,7 +257,7 @@ final class JsonbBounds {
                 break;
             case 0x7e: // GB18030: decode only what starts like a number or with a multi-byte character
                 if (from < to && (b[from] < 0 || NumberText.startsNumber(b[from]))) {
-                    String text = new String(b, from, to - from, java.nio.charset.Charset.forName("GB18030"));
+                    String text = new String(b, from, to - from, GB18030);
                     for (int i = 0; i < text.length(); i++) {
                         if (!number.accept(text.charAt(i))) {
                             return;
