@@ -9,6 +9,7 @@ import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.Item;
 import dev.sluice.it.rpc.model.TypesService;
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesServiceImpl;
 import dev.sluice.rpc.SluiceServer;
 import java.time.Duration;
@@ -96,9 +97,9 @@ public final class DubboConsumerScenario {
             String host = Scenario.testAddress();
 
             long t0 = System.nanoTime();
-            TypesServiceImpl types = new TypesServiceImpl(ServiceContexts.SLUICE,
+            TypesServiceImpl types = new TypesServiceImpl(SluiceAttachments.INSTANCE,
                     CompletableFuture.delayedExecutor(0, TimeUnit.MILLISECONDS));
-            TypesServiceImpl gated = new TypesServiceImpl(ServiceContexts.SLUICE, Runnable::run);
+            TypesServiceImpl gated = new TypesServiceImpl(SluiceAttachments.INSTANCE, Runnable::run);
             gated.gate = new CountDownLatch(1);
             SluiceServer server = SluiceServer.builder().port(0)
                     .register(TypesService.class, types)
@@ -187,7 +188,7 @@ public final class DubboConsumerScenario {
     }
 
     private static TypesServiceImpl prefixed(String prefix) {
-        return new TypesServiceImpl(ServiceContexts.SLUICE, Runnable::run) {
+        return new TypesServiceImpl(SluiceAttachments.INSTANCE, Runnable::run) {
             @Override
             public String echo(String text) {
                 return prefix + text;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.it.rpc.model.Item;
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
@@ -133,7 +134,7 @@ class BackpressureTest {
     void aConsumerThatNeverReadsCannotExhaustTheServer() throws Exception {
         try (SluiceServer server = SluiceServer.builder().port(0)
                 .options(TransportOptions.builder().pendingBytesCap(4 * MB).build())
-                .register(TypesService.class, Fixtures.types()).start();
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient bystander = SluiceClient.builder().address("127.0.0.1", server.port())
                      .timeout(Duration.ofSeconds(10)).failIfNotConnected(true).build()) {
             TypesService s = bystander.proxy(TypesService.class);
@@ -165,8 +166,8 @@ class BackpressureTest {
     // C18: results larger than the socket buffers while the client keeps sending.
     @Test
     void largeResultsWhileTheClientKeepsSendingAllComplete() throws Exception {
-        try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, Fixtures.types())
-                .start();
+        try (SluiceServer server = SluiceServer.builder().port(0)
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                      .timeout(Duration.ofSeconds(30)).failIfNotConnected(true).build()) {
             TypesService s = client.proxy(TypesService.class);

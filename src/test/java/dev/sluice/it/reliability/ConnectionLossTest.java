@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
@@ -173,13 +174,15 @@ class ConnectionLossTest {
             assertFalse(early.wasSent());
             assertTrue(early.getMessage().contains("not connected"), early.getMessage());
 
-            SluiceServer first = SluiceServer.builder().port(port).register(TypesService.class, Fixtures.types()).start();
+            SluiceServer first = SluiceServer.builder().port(port)
+                    .register(TypesService.class, SluiceAttachments.service()).start();
             Await.until(client::isConnected, Duration.ofSeconds(10), "connected once the server is up");
             assertEquals("one", s.echo("one"));
 
             first.closeNow().get(10, TimeUnit.SECONDS); // killed
             Await.until(() -> !client.isConnected(), Duration.ofSeconds(10), "the client saw the kill");
-            SluiceServer second = SluiceServer.builder().port(port).register(TypesService.class, Fixtures.types())
+            SluiceServer second = SluiceServer.builder().port(port)
+                    .register(TypesService.class, SluiceAttachments.service())
                     .start();
             try {
                 Await.until(client::isConnected, Duration.ofSeconds(10), "reconnected after the restart");

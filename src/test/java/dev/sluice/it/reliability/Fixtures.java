@@ -1,7 +1,5 @@
 package dev.sluice.it.reliability;
 
-import dev.sluice.it.rpc.model.TypesServiceImpl;
-import dev.sluice.rpc.SluiceContext;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
@@ -9,28 +7,10 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /** Shared pieces of the reliability suite. */
 final class Fixtures {
     private Fixtures() {
-    }
-
-    /** The reference TypesService, reading attachments from {@link SluiceContext}. */
-    static TypesServiceImpl types() {
-        return new TypesServiceImpl(new TypesServiceImpl.Attachments() {
-            @Override
-            public String get(String key) {
-                Object v = SluiceContext.current().attachments().get(key);
-                return v == null ? null : v.toString();
-            }
-
-            @Override
-            public void reply(String key, String value) {
-                SluiceContext.current().setResponseAttachment(key, value);
-            }
-        }, CompletableFuture.delayedExecutor(0, TimeUnit.MILLISECONDS));
     }
 
     /** A plain client socket to the loopback port with a read timeout, so a missing answer fails the test. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.fastjson2.JSONB;
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
@@ -61,7 +62,7 @@ class HeartbeatTest {
     @Test
     void aServerIdleTimeoutShorterThanTheClientHeartbeatLosesNoCall() throws Exception {
         try (SluiceServer server = SluiceServer.builder().port(0).idleTimeout(Duration.ofMillis(300))
-                .register(TypesService.class, Fixtures.types()).start();
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                      .heartbeat(Duration.ofSeconds(30), Duration.ofSeconds(90)).timeout(Duration.ofSeconds(5))
                      .options(TransportOptions.builder().reconnectBackoff(Duration.ofMillis(20),

@@ -1,5 +1,6 @@
 package dev.sluice.it.reliability;
 
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
@@ -23,7 +24,7 @@ public final class NativeFallbackMain {
         TransportOptions options = TransportOptions.builder().nativeTransport(NativeTransport.EPOLL).build();
         String echo;
         try (SluiceServer server = SluiceServer.builder().port(0).options(options)
-                .register(TypesService.class, Fixtures.types()).start();
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).options(options)
                      .timeout(Duration.ofSeconds(10)).failIfNotConnected(true).build()) {
             echo = client.proxy(TypesService.class).echo("works");

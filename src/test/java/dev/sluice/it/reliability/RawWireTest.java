@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.fastjson2.JSONB;
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.RpcException;
 import dev.sluice.rpc.SluiceClient;
@@ -34,7 +35,8 @@ class RawWireTest {
 
     @BeforeEach
     void start() {
-        server = SluiceServer.builder().port(0).payloadLimit(LIMIT).register(TypesService.class, Fixtures.types())
+        server = SluiceServer.builder().port(0).payloadLimit(LIMIT)
+                .register(TypesService.class, SluiceAttachments.service())
                 .start();
     }
 

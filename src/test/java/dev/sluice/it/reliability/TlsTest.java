@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
@@ -51,7 +52,8 @@ class TlsTest {
     }
 
     private static SluiceServer server(SslContext tls) {
-        SluiceServer.Builder b = SluiceServer.builder().port(0).register(TypesService.class, Fixtures.types());
+        SluiceServer.Builder b = SluiceServer.builder().port(0)
+                .register(TypesService.class, SluiceAttachments.service());
         return (tls == null ? b : b.tls(tls)).start();
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
@@ -53,7 +54,7 @@ class TransportMatrixTest {
         TransportOptions options = on(kind);
         ExecutorService callers = Executors.newFixedThreadPool(16);
         try (SluiceServer server = SluiceServer.builder().port(0).options(options)
-                .register(TypesService.class, Fixtures.types()).start();
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).options(options)
                      .timeout(Duration.ofSeconds(10)).failIfNotConnected(true).build()) {
             TypesService s = client.proxy(TypesService.class);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesChecks;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.it.rpc.model.TypesServiceImpl;
@@ -39,26 +40,10 @@ import org.junit.jupiter.api.Timeout;
 /** SluiceClient against SluiceServer: types, errors, timeouts, async, attachments, versions, lifecycle. */
 @Timeout(120)
 class StandaloneFeaturesTest {
-    private static final TypesServiceImpl.Attachments CONTEXT = new TypesServiceImpl.Attachments() {
-        @Override
-        public String get(String key) {
-            Object v = SluiceContext.current().attachments().get(key);
-            return v == null ? null : v.toString();
-        }
-
-        @Override
-        public void reply(String key, String value) {
-            SluiceContext.current().setResponseAttachment(key, value);
-        }
-    };
-
-    private static TypesServiceImpl impl() {
-        return new TypesServiceImpl(CONTEXT, CompletableFuture.delayedExecutor(0, TimeUnit.MILLISECONDS));
-    }
-
     @Test
     void everyValueTypeRoundTrips() throws Exception {
-        try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl()).start();
+        try (SluiceServer server = SluiceServer.builder().port(0)
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                      .timeout(Duration.ofSeconds(5)).build()) {
             TypesChecks.all(client.proxy(TypesService.class));
@@ -67,7 +52,8 @@ class StandaloneFeaturesTest {
 
     @Test
     void asyncResultsCompleteOffTheEventLoop() throws Exception {
-        try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl()).start();
+        try (SluiceServer server = SluiceServer.builder().port(0)
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
             TypesService s = client.proxy(TypesService.class);
             AtomicReference<String> thread = new AtomicReference<>();
@@ -82,7 +68,8 @@ class StandaloneFeaturesTest {
 
     @Test
     void attachmentsTravelBothWays() {
-        try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl()).start();
+        try (SluiceServer server = SluiceServer.builder().port(0)
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
             TypesService s = client.reference(TypesService.class).attachment("fixed", "f").proxy();
             SluiceContext.current().setAttachment("trace-id", "abc-123");
@@ -95,13 +82,13 @@ class StandaloneFeaturesTest {
 
     @Test
     void versionsAndGroupsRouteToTheirImplementation() {
-        TypesService v1 = new TypesServiceImpl(CONTEXT, Runnable::run) {
+        TypesService v1 = new TypesServiceImpl(SluiceAttachments.INSTANCE, Runnable::run) {
             @Override
             public String echo(String s) {
                 return "v1:" + s;
             }
         };
-        TypesService v2a = new TypesServiceImpl(CONTEXT, Runnable::run) {
+        TypesService v2a = new TypesServiceImpl(SluiceAttachments.INSTANCE, Runnable::run) {
             @Override
             public String echo(String s) {
                 return "v2a:" + s;
@@ -122,7 +109,7 @@ class StandaloneFeaturesTest {
 
     @Test
     void timeoutSaysNoResponseWhenTheRequestWasSent() {
-        TypesServiceImpl impl = impl();
+        TypesServiceImpl impl = SluiceAttachments.service();
         impl.gate = new CountDownLatch(1);
         try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
@@ -139,7 +126,8 @@ class StandaloneFeaturesTest {
     @Test
     void timeoutSaysNotSentWhenTheRequestNeverLeftTheQueue() throws Exception {
         EventLoops loops = EventLoops.create(NativeTransport.NIO, 1, "blocked-client");
-        try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl()).start();
+        try (SluiceServer server = SluiceServer.builder().port(0)
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).eventLoops(loops)
                      .timeout(Duration.ofSeconds(10)).build()) {
             TypesService s = client.reference(TypesService.class).timeout(Duration.ofMillis(200)).proxy();
@@ -170,7 +158,7 @@ class StandaloneFeaturesTest {
 
     @Test
     void oneWayCallsReturnAtOnceAndStillRun() throws Exception {
-        TypesServiceImpl impl = impl();
+        TypesServiceImpl impl = SluiceAttachments.service();
         try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
             client.reference(TypesService.class).oneWay("fire").proxy().fire("go");
@@ -182,7 +170,7 @@ class StandaloneFeaturesTest {
     @Test
     void payloadLimitFailsAnOversizedRequestAtTheCallerAndAnOversizedResponseFast() {
         try (SluiceServer server = SluiceServer.builder().port(0).payloadLimit(64 * 1024)
-                .register(TypesService.class, impl()).start();
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                      .payloadLimit(64 * 1024).timeout(Duration.ofSeconds(5)).build()) {
             TypesService s = client.proxy(TypesService.class);
@@ -200,7 +188,7 @@ class StandaloneFeaturesTest {
 
     @Test
     void gracefulCloseLetsInFlightCallsFinishAndRejectsNewOnes() throws Exception {
-        TypesServiceImpl impl = impl();
+        TypesServiceImpl impl = SluiceAttachments.service();
         impl.gate = new CountDownLatch(1);
         SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl).start();
         ExecutorService callers = Executors.newFixedThreadPool(4);
@@ -241,7 +229,7 @@ class StandaloneFeaturesTest {
 
     @Test
     void forcefulStopFailsInFlightCallsPromptly() throws Exception {
-        TypesServiceImpl impl = impl();
+        TypesServiceImpl impl = SluiceAttachments.service();
         impl.gate = new CountDownLatch(1);
         SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl).start();
         try (SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
@@ -292,7 +280,7 @@ class StandaloneFeaturesTest {
     @Test
     void heartbeatsKeepAnIdleConnectionToARealServerUp() throws Exception {
         try (SluiceServer server = SluiceServer.builder().port(0).idleTimeout(Duration.ofMillis(600))
-                .register(TypesService.class, impl()).start();
+                .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                      .heartbeat(Duration.ofMillis(100), Duration.ofMillis(300)).timeout(Duration.ofSeconds(10)).build()) {
             TypesService s = client.proxy(TypesService.class);

@@ -1,12 +1,11 @@
 package dev.sluice.it.soak;
 
 import dev.sluice.it.rpc.model.Item;
+import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
-import dev.sluice.it.rpc.model.TypesServiceImpl;
 import dev.sluice.rpc.RpcException;
 import dev.sluice.rpc.RpcTimeoutException;
 import dev.sluice.rpc.SluiceClient;
-import dev.sluice.rpc.SluiceContext;
 import dev.sluice.rpc.SluiceServer;
 import dev.sluice.testing.LeakGate;
 import dev.sluice.transport.SluiceException;
@@ -353,7 +352,8 @@ public final class Soak {
             RuntimeException last = null;
             for (int attempt = 0; attempt < 100; attempt++) {
                 try {
-                    server = SluiceServer.builder().port(port).register(TypesService.class, types()).start();
+                    server = SluiceServer.builder().port(port)
+                            .register(TypesService.class, SluiceAttachments.service()).start();
                     return;
                 } catch (SluiceException e) { // the port not free yet
                     last = e;
@@ -362,21 +362,6 @@ public final class Soak {
             }
             throw last;
         }
-    }
-
-    static TypesServiceImpl types() {
-        return new TypesServiceImpl(new TypesServiceImpl.Attachments() {
-            @Override
-            public String get(String key) {
-                Object v = SluiceContext.current().attachments().get(key);
-                return v == null ? null : v.toString();
-            }
-
-            @Override
-            public void reply(String key, String value) {
-                SluiceContext.current().setResponseAttachment(key, value);
-            }
-        }, CompletableFuture.delayedExecutor(0, TimeUnit.MILLISECONDS));
     }
 
     /** Writes the report next to the build output. */
