@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.fastjson2.JSONWriter;
+import dev.sluice.codec.dubbo.TestBytes;
 import dev.sluice.it.reliability.gadget.TraceOnInit;
 import dev.sluice.it.reliability.gadget.TrapContextFactory;
 import dev.sluice.it.rpc.model.Item;
@@ -287,8 +288,8 @@ class DeserializationSecurityTest {
             // fastjson 1.x AutoType in JSON text, serialization id 6: this server speaks fastjson2 only.
             byte[] json = ("{\"@type\":\"com.sun.rowset.JdbcRowSetImpl\",\"dataSourceName\":\"ldap://127.0.0.1:1/x\","
                     + "\"autoCommit\":true}").getBytes(StandardCharsets.UTF_8);
-            byte[] body = Wire.concat(java.nio.ByteBuffer.allocate(4).putInt(json.length).array(), json);
-            out.write(Wire.concat(Wire.header(0xc6, 0, 1, body.length), body));
+            byte[] body = TestBytes.concat(java.nio.ByteBuffer.allocate(4).putInt(json.length).array(), json);
+            out.write(TestBytes.concat(Wire.header(0xc6, 0, 1, body.length), body));
             Wire.Frame fastjson1 = Wire.read(in);
             assertEquals(40, fastjson1.status());
             assertTrue(fastjson1.text().contains("Unsupported serialization id 6"), fastjson1.text());

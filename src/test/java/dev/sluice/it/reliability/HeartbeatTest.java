@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.fastjson2.JSONB;
+import dev.sluice.codec.dubbo.TestBytes;
 import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.SluiceClient;
@@ -33,7 +34,7 @@ class HeartbeatTest {
             if ((request.flags() & 0x20) != 0) { // an event: the heartbeat, answered as Dubbo does
                 heartbeats.incrementAndGet();
                 idleHeartbeats.countDown();
-                c.send(Wire.concat(Wire.header(0x37, 20, request.id(), 5), new byte[] {0, 0, 0, 1, (byte) 0xaf}));
+                c.send(TestBytes.concat(Wire.header(0x37, 20, request.id(), 5), new byte[] {0, 0, 0, 1, (byte) 0xaf}));
                 return;
             }
             c.send(Wire.valueResponse(request.id(), JSONB.toBytes(String.valueOf(request.item(5)))));

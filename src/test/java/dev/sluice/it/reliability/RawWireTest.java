@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.fastjson2.JSONB;
+import dev.sluice.codec.dubbo.TestBytes;
 import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.RpcException;
@@ -60,7 +61,7 @@ class RawWireTest {
                 "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
                 new byte[32],                                                              // zero bytes
                 {(byte) 0xda, 0x00, 1, 2},                                                 // one wrong byte
-                Wire.concat("junk".getBytes(StandardCharsets.US_ASCII), Wire.request(1, TypesService.class,
+                TestBytes.concat("junk".getBytes(StandardCharsets.US_ASCII), Wire.request(1, TypesService.class,
                         "echo", "x")),                                                     // magic in the middle
             };
             for (byte[] bytes : garbage) {
@@ -89,7 +90,7 @@ class RawWireTest {
             InputStream in = raw.getInputStream();
             Wire.Frame error = Wire.read(in); // answered from the header alone, before the rest of the body
             out.write(big, third, third);
-            out.write(Wire.concat(java.util.Arrays.copyOfRange(big, 2 * third, big.length), small));
+            out.write(TestBytes.concat(java.util.Arrays.copyOfRange(big, 2 * third, big.length), small));
             out.flush();
             Wire.Frame ok = Wire.read(in);
 
@@ -116,7 +117,7 @@ class RawWireTest {
             assertTrue(error.text().contains("2147483647"), error.text());
         }
         try (Socket raw = Fixtures.socket(server.port())) {
-            raw.getOutputStream().write(Wire.concat(Wire.header(0xd7, 0, 44, -5), Wire.request(45,
+            raw.getOutputStream().write(TestBytes.concat(Wire.header(0xd7, 0, 44, -5), Wire.request(45,
                     TypesService.class, "echo", "after a negative length")));
             Wire.Frame negative = Wire.read(raw.getInputStream());
             assertEquals(44, negative.id());
@@ -139,11 +140,11 @@ class RawWireTest {
         byte[] unknownMethod = Wire.request(53, TypesService.class, "echo", "x");
         unknownMethod = Wire.replaceItem(unknownMethod, 3, JSONB.toBytes("noSuchMethod"));
         byte[] padded = Wire.request(54, TypesService.class, "echo", "padded");
-        padded = Wire.concat(padded, new byte[7]);
+        padded = TestBytes.concat(padded, new byte[7]);
         java.nio.ByteBuffer.wrap(padded).putInt(12, padded.length - Wire.HEADER); // 7 bytes after the last item
         try (Socket raw = Fixtures.socket(server.port())) {
             OutputStream out = raw.getOutputStream();
-            out.write(Wire.concat(corruptArgument, gadgetArgument, hessian, unknownMethod, padded,
+            out.write(TestBytes.concat(corruptArgument, gadgetArgument, hessian, unknownMethod, padded,
                     Wire.request(55, TypesService.class, "echo", "still up")));
             out.flush();
             InputStream in = raw.getInputStream();
@@ -171,7 +172,7 @@ class RawWireTest {
     @Test
     void hessian2HeartbeatIsAnsweredInKind() throws Exception {
         try (Socket raw = Fixtures.socket(server.port())) {
-            raw.getOutputStream().write(Wire.concat(Wire.header(0xe2, 0, 60, 1), new byte[] {0x4e}));
+            raw.getOutputStream().write(TestBytes.concat(Wire.header(0xe2, 0, 60, 1), new byte[] {0x4e}));
             Wire.Frame pong = Wire.read(raw.getInputStream());
             assertEquals(60, pong.id());
             assertEquals(0x22, pong.flags(), "response, event, hessian2");
@@ -189,10 +190,10 @@ class RawWireTest {
             byte[] reply;
             switch (arg) {
                 case "bad flag":
-                    reply = Wire.concat(Wire.header(0x17, 20, request.id(), 6), new byte[] {0, 0, 0, 2, (byte) 0xbd, 9});
+                    reply = TestBytes.concat(Wire.header(0x17, 20, request.id(), 6), new byte[] {0, 0, 0, 2, (byte) 0xbd, 9});
                     break;
                 case "too big": // over the client's payload limit: refused from the header, body skipped
-                    reply = Wire.concat(Wire.header(0x17, 20, request.id(), 3 * LIMIT), new byte[3 * LIMIT]);
+                    reply = TestBytes.concat(Wire.header(0x17, 20, request.id(), 3 * LIMIT), new byte[3 * LIMIT]);
                     break;
                 case "gadget":
                     reply = Wire.valueResponse(request.id(), Wire.typedValue("com.sun.rowset.JdbcRowSetImpl"));

@@ -1,13 +1,13 @@
 package dev.sluice.it.reliability;
 
+import static dev.sluice.codec.dubbo.TestBytes.concat;
+import static dev.sluice.codec.dubbo.TestBytes.frame;
+
 import com.alibaba.fastjson2.JSONB;
 import com.alibaba.fastjson2.JSONWriter;
-import dev.sluice.codec.dubbo.DubboEncoder;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,16 +27,6 @@ final class Wire {
     private Wire() {
     }
 
-    /** A frame as our encoder writes it (no payload limit). */
-    static byte[] encode(Object message) {
-        ByteBuf out = Unpooled.buffer(256);
-        try {
-            new DubboEncoder(0).encode(message, out);
-            return ByteBufUtil.getBytes(out);
-        } finally {
-            out.release();
-        }
-    }
 
     /** A two-way fastjson2 request for {@code iface.method(args)} with a stock consumer's attachments. */
     static byte[] request(long id, Class<?> iface, String method, Object... args) {
@@ -46,7 +36,7 @@ final class Wire {
         attachments.put("interface", iface.getName());
         attachments.put("version", "0.0.0");
         attachments.put("timeout", "5000");
-        return encode(DubboRequest.invocation(id, DubboMethod.of(iface, m, null), args, attachments));
+        return frame(DubboRequest.invocation(id, DubboMethod.of(iface, m, null), args, attachments));
     }
 
     static Method method(Class<?> iface, String name) {
@@ -146,17 +136,4 @@ final class Wire {
         }
     }
 
-    static byte[] concat(byte[]... parts) {
-        int n = 0;
-        for (byte[] p : parts) {
-            n += p.length;
-        }
-        byte[] out = new byte[n];
-        int off = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, out, off, p.length);
-            off += p.length;
-        }
-        return out;
-    }
 }

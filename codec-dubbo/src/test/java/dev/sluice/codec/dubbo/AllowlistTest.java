@@ -1,6 +1,6 @@
 package dev.sluice.codec.dubbo;
 
-import static dev.sluice.codec.dubbo.Codecs.concat;
+import static dev.sluice.codec.dubbo.TestBytes.concat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -56,13 +56,13 @@ class AllowlistTest {
 
     /** A request frame for {@code method} whose single argument item is {@code argJsonb}. */
     static byte[] requestWithArgument(long id, DubboMethod method, byte[] argJsonb) {
-        byte[] body = concat(method.fastjson2Prefix(), item(argJsonb), Vectors.hex("00 00 00 02 a6 a5"));
+        byte[] body = concat(method.fastjson2Prefix(), item(argJsonb), TestBytes.hex("00 00 00 02 a6 a5"));
         return concat(FramingTest.header(0xd7, 0, id, body.length), body);
     }
 
     /** A status-20 response frame with flag 1 and value item {@code valueJsonb}. */
     static byte[] responseWithValue(long id, byte[] valueJsonb) {
-        byte[] body = concat(Vectors.hex("00 00 00 02 bd 01"), item(valueJsonb));
+        byte[] body = concat(TestBytes.hex("00 00 00 02 bd 01"), item(valueJsonb));
         return concat(FramingTest.header(0x17, 20, id, body.length), body);
     }
 

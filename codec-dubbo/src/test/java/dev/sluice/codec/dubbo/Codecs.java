@@ -116,17 +116,4 @@ final class Codecs {
         return m;
     }
 
-    static byte[] concat(byte[]... parts) {
-        int n = 0;
-        for (byte[] p : parts) {
-            n += p.length;
-        }
-        byte[] out = new byte[n];
-        int off = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, out, off, p.length);
-            off += p.length;
-        }
-        return out;
-    }
 }

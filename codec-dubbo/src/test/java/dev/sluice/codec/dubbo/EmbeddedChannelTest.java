@@ -98,7 +98,7 @@ class EmbeddedChannelTest {
                 new Answerer(codec.encoder()));
         byte[] getUser = Vectors.frame("getUser.request");
         byte[] heartbeat = Vectors.frame("heartbeat.request");
-        byte[] stream = Codecs.concat(getUser, heartbeat, getUser);
+        byte[] stream = TestBytes.concat(getUser, heartbeat, getUser);
         // Three writes cutting through headers and bodies.
         int[] cuts = {7, getUser.length + 3, stream.length};
         int from = 0;

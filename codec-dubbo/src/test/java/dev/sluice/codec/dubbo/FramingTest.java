@@ -1,6 +1,6 @@
 package dev.sluice.codec.dubbo;
 
-import static dev.sluice.codec.dubbo.Codecs.concat;
+import static dev.sluice.codec.dubbo.TestBytes.concat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -394,8 +394,8 @@ class FramingTest {
     @Test
     void forgedHugeArrayCountIsAnErrorNotACrash() {
         // A List<Integer> field whose count claims 2^31-1 elements.
-        byte[] value = Vectors.hex("a4 48 7f ff ff ff 01 02");
-        byte[] body = concat(Vectors.hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(value.length).array(),
+        byte[] value = TestBytes.hex("a4 48 7f ff ff ff 01 02");
+        byte[] body = concat(TestBytes.hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(value.length).array(),
                 value);
         byte[] frame = concat(header(0x17, 20, 82L, body.length), body);
         DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object[].class), frame);

@@ -16,23 +16,12 @@ final class Vectors {
     /** The frame {@code name} (e.g. {@code "getUser.response"}) as bytes. */
     static byte[] frame(String name) {
         try {
-            return hex(Files.readString(DIR.resolve(name + ".hex")));
+            return TestBytes.hex(Files.readString(DIR.resolve(name + ".hex")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    static byte[] hex(String s) {
-        String h = s.replaceAll("\\s+", "");
-        if (h.length() % 2 != 0) {
-            throw new IllegalArgumentException("odd hex length");
-        }
-        byte[] b = new byte[h.length() / 2];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
-        }
-        return b;
-    }
 
     /** Walks up from the working directory until a directory holds {@code shared/vectors}. */
     private static Path locate() {

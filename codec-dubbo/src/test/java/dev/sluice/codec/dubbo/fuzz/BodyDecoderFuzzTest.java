@@ -11,6 +11,7 @@ import dev.sluice.codec.dubbo.DubboDecoder;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.DubboSerializationException;
+import dev.sluice.codec.dubbo.TestBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
@@ -73,7 +74,7 @@ class BodyDecoderFuzzTest {
         if (data.length < 2) {
             return;
         }
-        byte[] frame = FuzzDecoders.concat(header(data[0] & 0xff, data[1], data.length - 2),
+        byte[] frame = TestBytes.concat(header(data[0] & 0xff, data[1], data.length - 2),
                 java.util.Arrays.copyOfRange(data, 2, data.length));
         check(FuzzDecoders::server, frame);
         check(FuzzDecoders::client, frame);

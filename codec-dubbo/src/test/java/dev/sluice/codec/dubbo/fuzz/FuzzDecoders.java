@@ -88,19 +88,6 @@ final class FuzzDecoders {
                 .putInt(length).array();
     }
 
-    static byte[] concat(byte[]... parts) {
-        int n = 0;
-        for (byte[] p : parts) {
-            n += p.length;
-        }
-        byte[] out = new byte[n];
-        int off = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, out, off, p.length);
-            off += p.length;
-        }
-        return out;
-    }
 
     /** Bytes this thread has allocated on the heap so far. */
     static long allocated() {

@@ -1,6 +1,7 @@
 package dev.sluice.codec.dubbo.fuzz;
 
-import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.concat;
+import static dev.sluice.codec.dubbo.TestBytes.concat;
+import static dev.sluice.codec.dubbo.TestBytes.hex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -265,14 +266,6 @@ class FuzzFindingsTest {
         return assertInstanceOf(DubboResponse.class, out.get(0));
     }
 
-    private static byte[] hex(String s) {
-        String h = s.replace(" ", "");
-        byte[] b = new byte[h.length() / 2];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
-        }
-        return b;
-    }
 
     /** Offset of the last item of a frame's body (each item: 4-byte length, then its bytes). */
     static int lastItemOffset(byte[] frame) {

@@ -1,10 +1,11 @@
 package dev.sluice.codec.dubbo.fuzz;
 
 import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.LIMIT;
-import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.concat;
+import static dev.sluice.codec.dubbo.TestBytes.concat;
+import static dev.sluice.codec.dubbo.TestBytes.frame;
+import static dev.sluice.codec.dubbo.TestBytes.hex;
 import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.header;
 
-import dev.sluice.codec.dubbo.DubboEncoder;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
@@ -12,9 +13,6 @@ import dev.sluice.codec.dubbo.model.Box;
 import dev.sluice.codec.dubbo.model.Color;
 import dev.sluice.codec.dubbo.model.TypesException;
 import dev.sluice.codec.dubbo.model.TypesService;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
@@ -196,22 +194,22 @@ public final class SeedCorpus {
             String name = (String) call[0];
             Object[] args = Arrays.copyOfRange(call, 1, call.length);
             DubboMethod m = DubboMethod.of(TypesService.class, method(name), FuzzDecoders.TYPES_VERSION);
-            frames.put("types-" + name + ".request", encode(DubboRequest.invocation(id++, m, args, attachments)));
+            frames.put("types-" + name + ".request", frame(DubboRequest.invocation(id++, m, args, attachments)));
         }
-        frames.put("types-anything-user.response", encode(DubboResponse.value(id++, (byte) 23, user,
+        frames.put("types-anything-user.response", frame(DubboResponse.value(id++, (byte) 23, user,
                 DubboResponse.DEFAULT_ATTACHMENTS)));
-        frames.put("types-generics.response", encode(DubboResponse.value(id++, (byte) 23, calls[7][1],
+        frames.put("types-generics.response", frame(DubboResponse.value(id++, (byte) 23, calls[7][1],
                 DubboResponse.DEFAULT_ATTACHMENTS)));
-        frames.put("types-anything-map.response", encode(DubboResponse.value(id++, (byte) 23,
+        frames.put("types-anything-map.response", frame(DubboResponse.value(id++, (byte) 23,
                 new HashMap<>(Map.of("when", LocalDate.of(2024, 1, 2), "n", new BigDecimal("12.50"),
                         "list", new ArrayList<>(List.of(1, "two", 3.0)))), null)));
-        frames.put("types-exception.response", encode(DubboResponse.exception(id++, (byte) 23,
+        frames.put("types-exception.response", frame(DubboResponse.exception(id++, (byte) 23,
                 fixed(new TypesException("declared", 42)), DubboResponse.DEFAULT_ATTACHMENTS)));
-        frames.put("types-jdk-exception.response", encode(DubboResponse.exception(id++, (byte) 23,
+        frames.put("types-jdk-exception.response", frame(DubboResponse.exception(id++, (byte) 23,
                 fixed(new IllegalArgumentException("with cause", fixed(new NullPointerException("inner")))), null)));
-        frames.put("types-error-status.response", encode(DubboResponse.error(id++, (byte) 23, (byte) 70,
+        frames.put("types-error-status.response", frame(DubboResponse.error(id++, (byte) 23, (byte) 70,
                 "java.lang.IllegalStateException: boom")));
-        frames.put("types-readonly-event.request", encode(DubboRequest.readonlyEvent(id, (byte) 23)));
+        frames.put("types-readonly-event.request", frame(DubboRequest.readonlyEvent(id, (byte) 23)));
         return frames;
     }
 
@@ -238,15 +236,6 @@ public final class SeedCorpus {
         throw new IllegalArgumentException(name);
     }
 
-    private static byte[] encode(Object message) {
-        ByteBuf out = Unpooled.buffer(256);
-        try {
-            new DubboEncoder(0).encode(message, out);
-            return ByteBufUtil.getBytes(out);
-        } finally {
-            out.release();
-        }
-    }
 
     /** A golden frame from {@code shared/vectors}, found by walking up from the working directory. */
     static byte[] vector(String name) {
@@ -272,12 +261,4 @@ public final class SeedCorpus {
                 + "; set -Dsluice.vectors=<dir>");
     }
 
-    private static byte[] hex(String s) {
-        String h = s.replaceAll("\\s+", "");
-        byte[] b = new byte[h.length() / 2];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = (byte) Integer.parseInt(h.substring(2 * i, 2 * i + 2), 16);
-        }
-        return b;
-    }
 }
