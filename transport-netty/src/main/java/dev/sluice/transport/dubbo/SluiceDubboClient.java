@@ -2,7 +2,6 @@ package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.NettyClientTransport;
 import java.util.concurrent.CompletableFuture;
@@ -173,27 +172,20 @@ final class SluiceDubboClient extends AbstractClient {
         return true;
     }
 
-    /** Transport events of this client's connections; runs on the connection's event loop. */
-    private final class Handler implements TransportHandler {
-        @Override
-        public void connected(Connection connection) {
-            SluiceChannel ch = channel(connection);
-            latest = ch;
-            try {
-                SluiceDubboClient.this.connected(ch);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on connected for {}", ch, t);
-            }
+    /** Dubbo's handler chain on this client's connections; sends a heartbeat when nothing was read for a while. */
+    private final class Handler extends DubboEndpointHandler {
+        Handler() {
+            super(SluiceDubboClient.this);
         }
 
         @Override
-        public void received(Connection connection, Object message) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboClient.this.received(ch, message);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on received for {}", ch, t);
-            }
+        SluiceChannel channel(Connection connection) {
+            return SluiceDubboClient.this.channel(connection);
+        }
+
+        @Override
+        void opened(SluiceChannel ch) {
+            latest = ch;
         }
 
         @Override
@@ -211,26 +203,6 @@ final class SluiceDubboClient extends AbstractClient {
                 log.debug("Sent heartbeat to {}", ch);
             } catch (RemotingException e) {
                 log.debug("Could not send heartbeat to {}: {}", ch, e.getMessage());
-            }
-        }
-
-        @Override
-        public void caught(Connection connection, Throwable cause) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboClient.this.caught(ch, cause);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on caught for {}", ch, t);
-            }
-        }
-
-        @Override
-        public void disconnected(Connection connection, Throwable cause) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboClient.this.disconnected(ch);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on disconnected for {}", ch, t);
             }
         }
     }
