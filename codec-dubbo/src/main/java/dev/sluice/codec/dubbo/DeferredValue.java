@@ -35,11 +35,11 @@ final class DeferredValue {
         Type t = type == null || type == void.class || type == Void.class ? Object.class : type;
         try {
             // A context per read: fastjson2 contexts are not meant to be shared by concurrent readers.
-            return DubboDecoder.readItem(item, length, t,
-                    new JSONReader.Context(provider, allowlist, DubboDecoder.READER_FEATURES));
+            return Fastjson2Items.readItem(item, length, t,
+                    new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
         } catch (RuntimeException e) {
             throw new DubboSerializationException("Failed to decode the response to request " + id + ": "
-                    + DubboDecoder.reason(e), e);
+                    + Fastjson2Items.reason(e), e);
         }
     }
 }
