@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The {@code sluice} Transporter against real Dubbo 3.3.6, in every pairing with Dubbo's own netty4 transport. Each
  * test runs {@link DubboTransportScenario} in a child JVM inside a private network namespace (Dubbo consumers are
- * unusable on a loopback-only machine, docs/dubbo-wire.md §9.11), with several checks grouped per child to keep the
+ * unusable on a loopback-only machine, docs/wire-format.md §10.1), with several checks grouped per child to keep the
  * suite short. The test thread only starts the child and checks what it printed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md G30 through the real endpoints: typed values naming classes no registered interface reaches
+ * docs/reliability.md G30 through the real endpoints: typed values naming classes no registered interface reaches
  * (JNDI and XSLT gadgets, commons-collections transformers, {@code InitialContext}, a class from an unregistered
  * package, an undeclared subclass of a registered type) are refused - by the server as arguments (status 40), by
  * the client as results (status 90) - and none of them is loaded or run. The proof: a static initializer that

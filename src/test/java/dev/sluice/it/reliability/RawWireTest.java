@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md section A through the real endpoints, with a plain socket playing a broken consumer against a
+ * docs/reliability.md section A through the real endpoints, with a plain socket playing a broken consumer against a
  * {@link SluiceServer}, and a {@link ScriptedServer} playing a broken provider against a {@link SluiceClient}. The
  * codec's own tests prove the decoder; these prove what a peer sees on the wire and that the endpoint keeps serving.
  */

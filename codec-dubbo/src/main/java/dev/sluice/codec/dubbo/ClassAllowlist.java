@@ -37,7 +37,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Which classes a peer may name in a typed value — the deserialization allowlist, STRICT like Dubbo's default
- * (dubbo-wire.md §2.3), installed as the fastjson2 {@link JSONReader.AutoTypeBeforeHandler} of every read. fastjson2's
+ * (docs/wire-format.md §7), used as the fastjson2 {@link JSONReader.AutoTypeBeforeHandler} of every read. fastjson2's
  * global AutoType stays off.
  *
  * <p>Accepted: every class reachable from a {@linkplain #register(Class) registered service interface} (parameter,

@@ -1,7 +1,7 @@
 package dev.sluice.codec.dubbo;
 
 /**
- * Numbers of the Dubbo {@code dubbo} protocol as Dubbo 3.3.6 puts them on the wire (dubbo-wire.md §1, §3). Pure
+ * Numbers of the Dubbo {@code dubbo} protocol as Dubbo 3.3.6 puts them on the wire (docs/wire-format.md §1, §3). Pure
  * constants; safe from any thread.
  */
 public final class DubboConstants {

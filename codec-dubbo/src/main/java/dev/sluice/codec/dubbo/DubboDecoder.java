@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * Cuts a Dubbo byte stream into frames and decodes each into a {@link DubboRequest} or {@link DubboResponse}
- * (dubbo-wire.md §1–§4). One instance per connection; <b>only that connection's event loop calls it</b> (it keeps
+ * (docs/wire-format.md §1–§6). One instance per connection; <b>only that connection's event loop calls it</b> (it keeps
  * the skip state of a rejected frame and reusable scratch space).
  *
  * <p>What it emits, one message per frame, never holding a buffer:

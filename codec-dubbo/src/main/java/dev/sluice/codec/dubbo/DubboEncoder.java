@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * Writes {@link DubboRequest} and {@link DubboResponse} frames byte-compatible with Dubbo 3.3.6 and fastjson2
- * (dubbo-wire.md §1–§4) straight into the caller's pooled buffer: a 16-byte header whose body length is patched at
+ * (docs/wire-format.md §1–§6) into the caller's pooled buffer: a 16-byte header whose body length is patched at
  * the end, then length-prefixed JSONB items. Each item is written by fastjson2 with Dubbo's eight writer features and
  * flushed into the buffer behind a 4-byte placeholder; ASCII strings, nulls, booleans and the result flag are
  * written by hand, and the five leading request items come pre-encoded from the {@link DubboMethod}.
@@ -329,7 +329,7 @@ public final class DubboEncoder implements FrameEncoder {
             }
             int lengthIndex = out.writerIndex();
             out.writeInt(0);
-            // One writer per item: each item has its own symbol table (dubbo-wire.md §2.2).
+            // One writer per item: each item has its own symbol table (docs/wire-format.md §4.1).
             try (JSONWriter w = JSONWriter.ofJSONB(context)) {
                 w.setRootObject(v);
                 w.writeAny(v);

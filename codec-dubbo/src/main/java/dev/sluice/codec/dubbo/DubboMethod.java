@@ -5,7 +5,7 @@ import java.lang.reflect.Method;
 import java.util.Objects;
 
 /**
- * What a call targets: the five leading string fields of a request body (dubbo-wire.md §2.1) — protocol version,
+ * What a call targets: the five leading string fields of a request body (docs/wire-format.md §2.1) — protocol version,
  * service path, service version, method name and parameter descriptor. Immutable and thread-safe.
  *
  * <p>Create one per method and reuse it: the encoder caches the pre-encoded leading items in this object, so a

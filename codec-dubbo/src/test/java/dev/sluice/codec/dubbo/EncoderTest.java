@@ -26,7 +26,7 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** RELIABILITY.md section A, cases 8 and 9, and the encoder's other contracts. */
+/** docs/reliability.md A8 and A9, and the encoder's other contracts. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class EncoderTest {
     /** Has no {@code Serializable}: Dubbo's features refuse it. */

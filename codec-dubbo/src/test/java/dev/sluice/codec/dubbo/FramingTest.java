@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** RELIABILITY.md section A, cases 1–7, on {@link DubboDecoder}. */
+/** docs/reliability.md A1–A7, on {@link DubboDecoder}. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FramingTest {
     private static final byte[] EXIST_USER = Vectors.frame("existUser.request");

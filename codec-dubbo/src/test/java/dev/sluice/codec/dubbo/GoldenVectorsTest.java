@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 class GoldenVectorsTest {
     private static final long BASE_ID = 0x4a12e1b83e9202ddL;
     private static final List<Integer> PERMISSIONS = Arrays.asList(1, 2, 3, 4, 5, 6, 7, 8, 19, 88, 86, 89, 90, 91, 92);
-    /** The readonly event of dubbo-wire.md §8 (no .hex file). */
+    /** The readonly event of docs/wire-format.md §6.2 (no .hex file). */
     static final byte[] READONLY_EVENT = TestBytes.hex("da bb b7 00 ca bf ed 80 95 05 81 b8 00 00 00 06 00 00 00 02 4a 52");
 
     private final DubboEncoder encoder = new DubboEncoder(8 * 1024 * 1024);
@@ -163,7 +163,7 @@ class GoldenVectorsTest {
         assertEquals(1000, page.getTotal());
         assertEquals(15, page.getResult().size());
         for (int i = 0; i < 15; i++) {
-            // Items must be User, not HashMap: the allowlist accepts User through Page<User> (dubbo-wire.md §2.3).
+            // Items must be User, not HashMap: the allowlist accepts User via Page<User> (docs/wire-format.md §7.3).
             User u = assertInstanceOf(User.class, page.getResult().get(i));
             assertDougLea(u, i, String.valueOf(i));
         }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *   <li>no frame above the {@code payload} limit is ever buffered: it is decided from the header and its body is
  *       skipped as it arrives. An oversized <em>response</em> becomes a {@code CLIENT_ERROR} (90) response with its
  *       id, as Dubbo's codec does, but without Dubbo's bug of then parsing the skipped body as telnet text
- *       (docs/dubbo-wire.md §1.2). An oversized two-way <em>request</em> becomes a broken request, which Dubbo's
+ *       (docs/wire-format.md §1.7). An oversized two-way <em>request</em> becomes a broken request, which Dubbo's
  *       {@code HeaderExchangeHandler} answers with {@code BAD_REQUEST} (40), the status a Dubbo provider's
  *       service-level check gives; the connection stays open either way.</li>
  * </ul>
