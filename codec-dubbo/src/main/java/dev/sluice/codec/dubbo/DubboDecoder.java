@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.fastjson2.JSONFactory;
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.reader.ObjectReaderProvider;
@@ -21,7 +22,7 @@ import java.util.Map;
  * <ul>
  *   <li>requests: invocations with arguments decoded as the {@link DubboTypeResolver}'s parameter types, heartbeats
  *       and {@code "R"}/{@code "W"} events in fastjson2 or hessian2; anything it cannot decode (unknown service,
- *       serialization other than fastjson2, corrupt body, a type refused by the {@link ClassAllowlist}, a body over
+ *       serialization other than hessian2 and fastjson2, corrupt body, a type refused by the {@link ClassAllowlist}, a body over
  *       the payload limit) as a {@linkplain DubboRequest#isBroken() broken request} with the frame's id, two-way
  *       flag and serialization id and status 40, so the server can answer it;</li>
  *   <li>responses: results read as the resolver's return type, errors with their text, heartbeat responses; a
@@ -42,8 +43,9 @@ public final class DubboDecoder implements FrameDecoder {
     private final int payloadLimit;
     private final DubboTypeResolver resolver;
     private final Fastjson2Items items;
-    private final ObjectReaderProvider provider;
-    private final ClassAllowlist allowlist;
+    private final Hessian2Values hessian2;
+    private final DeferredValue.Parser fastjson2Parser;
+    private final DeferredValue.Parser hessian2Parser;
     private final boolean deferValues;
 
     /** Set after a wrong magic: every later byte is discarded while the transport closes the connection. */
@@ -75,12 +77,22 @@ public final class DubboDecoder implements FrameDecoder {
      *     on its event loop. The resolver's return types are not consulted.
      */
     public DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues) {
+        this(payloadLimit, allowlist, resolver, deferValues, new Hessian2Values(allowlist));
+    }
+
+    /** As above, with the codec's shared hessian2 reader (its deserializer cache outlives a connection). */
+    DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues,
+                 Hessian2Values hessian2) {
         this.payloadLimit = payloadLimit;
         this.resolver = resolver;
-        this.allowlist = allowlist;
         this.deferValues = deferValues;
-        this.provider = JSONFactory.getDefaultObjectReaderProvider();
+        this.hessian2 = hessian2;
+        ObjectReaderProvider provider = JSONFactory.getDefaultObjectReaderProvider();
         this.items = new Fastjson2Items(new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
+        // A context per parse: fastjson2 contexts are not meant to be shared by concurrent readers.
+        this.fastjson2Parser = (bytes, n, type) -> Fastjson2Items.readItem(bytes, n, type,
+                new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
+        this.hessian2Parser = (bytes, n, type) -> hessian2.readValue(bytes, 0, n, type);
     }
 
     @Override
@@ -189,35 +201,51 @@ public final class DubboDecoder implements FrameDecoder {
         if ((flags & DubboConstants.FLAG_EVENT) != 0) {
             return decodeEventRequest(id, twoWay, ser);
         }
-        if (ser != DubboConstants.SERIALIZATION_FASTJSON2) {
+        boolean hessian = ser == DubboConstants.SERIALIZATION_HESSIAN2;
+        if (!hessian && ser != DubboConstants.SERIALIZATION_FASTJSON2) {
             return DubboRequest.broken(id, twoWay, false, ser, DubboConstants.STATUS_BAD_REQUEST,
-                    "Unsupported serialization id " + ser + ": this service accepts fastjson2 (id 23) only;"
-                            + " configure serialization=fastjson2 on the consumer", null);
+                    "Unsupported serialization id " + ser + ": this service accepts hessian2 (id 2) and fastjson2"
+                            + " (id 23)", null);
         }
         DubboMethod method = null;
         try {
+            byte[] body = items.array();
             int prefixStart = items.position();
-            for (int i = 0; i < 5; i++) {
-                items.skipItem();
+            int end = items.end();
+            // hessian2 values carry no length: walk (and bound) the whole body once to find where each one starts.
+            int[] starts = hessian ? Hessian2Bounds.values(body, prefixStart, end) : null;
+            int prefixEnd;
+            if (hessian) {
+                if (starts.length - 1 < 5) {
+                    throw new IllegalArgumentException("the body holds " + (starts.length - 1) + " hessian2 values;"
+                            + " a request starts with 5 (dubbo version, service path, version, method, descriptor)");
+                }
+                prefixEnd = starts[5];
+            } else {
+                for (int i = 0; i < 5; i++) {
+                    items.skipItem();
+                }
+                prefixEnd = items.position();
             }
-            int slot = findTarget(prefixStart, items.position());
+            int slot = findTarget(prefixStart, prefixEnd);
             Type[] types;
             if (slot >= 0) {
                 method = targetMethods[slot];
                 types = targetTypes[slot];
             } else {
-                int prefixEnd = items.position();
+                String[] target = new String[5];
                 items.position(prefixStart);
-                String dubboVersion = items.readStringItem();
-                String path = items.readStringItem();
-                String version = items.readStringItem();
-                String methodName = items.readStringItem();
-                String desc = items.readStringItem();
+                for (int i = 0; i < 5; i++) {
+                    target[i] = hessian ? Hessian2.readString(body, starts[i], starts[i + 1]) : items.readStringItem();
+                }
+                String dubboVersion = target[0];
+                String path = target[1];
+                String methodName = target[3];
                 if (dubboVersion == null || path == null || methodName == null) {
                     throw new IllegalArgumentException("missing "
                             + (dubboVersion == null ? "dubbo version" : path == null ? "service path" : "method name"));
                 }
-                method = DubboMethod.of(dubboVersion, path, version, methodName, desc);
+                method = DubboMethod.of(dubboVersion, path, target[2], methodName, target[4]);
                 types = resolver.parameterTypes(path, method.serviceVersion(), methodName,
                         method.parameterTypesDesc());
                 if (types == null) {
@@ -228,16 +256,26 @@ public final class DubboDecoder implements FrameDecoder {
                 rememberTarget(prefixStart, prefixEnd, method, types);
             }
             Object[] args = new Object[types.length];
-            for (int i = 0; i < types.length; i++) {
-                args[i] = items.readValueItem(types[i]);
+            Map<String, Object> attachments;
+            if (hessian) {
+                Hessian2Input in = hessian2.input(body, prefixEnd, end);
+                for (int i = 0; i < types.length; i++) {
+                    args[i] = Hessian2Values.read(in, types[i]);
+                }
+                attachments = starts.length - 1 > 5 + types.length ? Hessian2Values.readAttachments(in)
+                        : new HashMap<>();
+            } else {
+                items.position(prefixEnd);
+                for (int i = 0; i < types.length; i++) {
+                    args[i] = items.readValueItem(types[i]);
+                }
+                attachments = items.position() < end ? items.readAttachmentsItem() : new HashMap<>();
             }
-            Map<String, Object> attachments = items.position() < items.end() ? items.readAttachmentsItem()
-                    : new HashMap<>();
             return DubboRequest.invocation(id, twoWay, ser, method, args, attachments);
         } catch (RuntimeException e) {
             return DubboRequest.broken(id, twoWay, false, ser, DubboConstants.STATUS_BAD_REQUEST,
                     "Fail to decode request " + (method == null ? "(id " + id + ")" : method.toString()) + " due to: "
-                            + Fastjson2Items.reason(e), method);
+                            + ValueTypes.reason(e), method);
         }
     }
 
@@ -254,7 +292,7 @@ public final class DubboDecoder implements FrameDecoder {
             return DubboRequest.event(id, twoWay, ser, readEventString(ser));
         } catch (RuntimeException e) {
             return DubboRequest.broken(id, twoWay, true, ser, DubboConstants.STATUS_BAD_REQUEST,
-                    "Fail to decode event (id " + id + ") due to: " + Fastjson2Items.reason(e), null);
+                    "Fail to decode event (id " + id + ") due to: " + ValueTypes.reason(e), null);
         }
     }
 
@@ -319,14 +357,17 @@ public final class DubboDecoder implements FrameDecoder {
                         ? Hessian2.readString(items.array(), items.position(), items.end())
                         : items.readStringItem();
             } catch (RuntimeException e) {
-                text = "(unreadable error text: " + Fastjson2Items.reason(e) + ")";
+                text = "(unreadable error text: " + ValueTypes.reason(e) + ")";
             }
             return DubboResponse.error(id, ser, status, text);
+        }
+        if (ser == DubboConstants.SERIALIZATION_HESSIAN2) {
+            return decodeHessian2Result(id, ser);
         }
         if (ser != DubboConstants.SERIALIZATION_FASTJSON2) {
             return DubboResponse.error(id, ser, DubboConstants.STATUS_CLIENT_ERROR,
                     "Unsupported serialization id " + ser + " in the response to request " + id
-                            + ": only fastjson2 (id 23) results can be read");
+                            + ": only hessian2 (id 2) and fastjson2 (id 23) results can be read");
         }
         try {
             int flag = items.readFlagItem();
@@ -346,7 +387,7 @@ public final class DubboDecoder implements FrameDecoder {
                         if (n == 0) {
                             throw new IllegalArgumentException("empty item");
                         }
-                        value = new DeferredValue(id, items.itemCopy(off, n), n, provider, allowlist);
+                        value = new DeferredValue(id, items.itemCopy(off, n), n, fastjson2Parser);
                         break;
                     }
                     Type type = resolver.returnType(id);
@@ -370,7 +411,87 @@ public final class DubboDecoder implements FrameDecoder {
             return DubboResponse.value(id, ser, value, attachments);
         } catch (RuntimeException e) {
             return DubboResponse.error(id, ser, DubboConstants.STATUS_CLIENT_ERROR,
-                    "Failed to decode the response to request " + id + ": " + Fastjson2Items.reason(e));
+                    "Failed to decode the response to request " + id + ": " + ValueTypes.reason(e));
+        }
+    }
+
+    /** A status-20 hessian2 result: one stream holding the flag, the value or exception, then the attachments. */
+    private DubboResponse decodeHessian2Result(long id, byte ser) {
+        try {
+            byte[] body = items.array();
+            int end = items.end();
+            int[] starts = Hessian2Bounds.values(body, items.position(), end);
+            int values = starts.length - 1;
+            if (values == 0) {
+                throw new IllegalArgumentException("empty body");
+            }
+            Hessian2Input in = hessian2.input(body, starts[0], end);
+            int flag = in.readInt();
+            boolean withAttachments = flag >= DubboConstants.RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS;
+            Object value = null;
+            Throwable exception = null;
+            switch (flag) {
+                case DubboConstants.RESPONSE_WITH_EXCEPTION, DubboConstants.RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS -> {
+                    Object v = Hessian2Values.read(in, Object.class);
+                    if (!(v instanceof Throwable)) {
+                        throw new IllegalArgumentException("expected a Throwable, read "
+                                + (v == null ? "null" : v.getClass().getName()));
+                    }
+                    exception = (Throwable) v;
+                }
+                case DubboConstants.RESPONSE_VALUE, DubboConstants.RESPONSE_VALUE_WITH_ATTACHMENTS -> {
+                    if (values < 2) {
+                        throw new IllegalArgumentException("result flag " + flag + " but no value follows");
+                    }
+                    if (!deferValues) {
+                        Type type = resolver.returnType(id);
+                        value = Hessian2Values.read(in, type == null || type == void.class || type == Void.class
+                                ? Object.class : type);
+                    } else {
+                        // The value is the stream's first object, so its bytes stand alone: the waiting caller
+                        // parses them. The attachments are read here, on their own when they stand alone too.
+                        value = new DeferredValue(id, Arrays.copyOfRange(body, starts[1], starts[2]),
+                                starts[2] - starts[1], hessian2Parser);
+                        if (withAttachments) {
+                            return DubboResponse.value(id, ser, value, deferredAttachments(body, starts, end));
+                        }
+                        return DubboResponse.value(id, ser, value, null);
+                    }
+                }
+                case DubboConstants.RESPONSE_NULL_VALUE, DubboConstants.RESPONSE_NULL_VALUE_WITH_ATTACHMENTS -> {
+                }
+                default -> {
+                    return DubboResponse.error(id, ser, DubboConstants.STATUS_CLIENT_ERROR,
+                            "Unknown result flag, expect '0' '1' '2' '3' '4' '5', but received: " + flag
+                                    + " (response to request " + id + ")");
+                }
+            }
+            Map<String, Object> attachments = withAttachments ? Hessian2Values.readAttachments(in) : null;
+            if (exception != null) {
+                return DubboResponse.exception(id, ser, exception, attachments);
+            }
+            return DubboResponse.value(id, ser, value, attachments);
+        } catch (RuntimeException | java.io.IOException e) {
+            return DubboResponse.error(id, ser, DubboConstants.STATUS_CLIENT_ERROR,
+                    "Failed to decode the response to request " + id + ": " + ValueTypes.reason(e));
+        }
+    }
+
+    /**
+     * The attachments after a deferred value: read on their own when they name no class definition or object of the
+     * value (the usual map of strings), else after reading past the value in the same stream.
+     */
+    private Map<String, Object> deferredAttachments(byte[] body, int[] starts, int end) {
+        if (starts.length - 1 < 3) {
+            throw new IllegalArgumentException("result flag with attachments but no attachments follow the value");
+        }
+        try {
+            return Hessian2Values.readAttachments(hessian2.input(body, starts[2], end));
+        } catch (RuntimeException standaloneFailed) {
+            Hessian2Input in = hessian2.input(body, starts[0], end);
+            Hessian2Values.read(in, Object.class); // the flag
+            Hessian2Values.read(in, Object.class); // the value, untyped: it only has to be passed
+            return Hessian2Values.readAttachments(in);
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.sluice.codec.dubbo;
 
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.reader.ObjectReader;
-import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -10,7 +9,7 @@ import java.util.Map;
 
 /**
  * Reads the fastjson2 (JSONB) items of a Dubbo body: each item is a 4-byte big-endian length followed by one JSONB
- * value (docs/wire-format.md §2.2). Every item is bounds-checked by {@link JsonbBounds} before fastjson2 reads it, and
+ * value (docs/wire-format.md §4). Every item is bounds-checked by {@link JsonbBounds} before fastjson2 reads it, and
  * fastjson2 reads a padded copy, never the connection's buffer.
  *
  * <p>Two uses, on two kinds of thread:
@@ -283,14 +282,7 @@ final class Fastjson2Items {
             // the decoder (the frame would stay in the cumulation and poison the connection).
             throw new IllegalArgumentException("a value is nested too deeply to read (item of " + n + " bytes)");
         }
-        if (v != null) {
-            Class<?> expected = rawClass(type);
-            if (expected != null && !box(expected).isInstance(v)) {
-                throw new IllegalArgumentException("expected " + expected.getName() + " but read "
-                        + v.getClass().getName());
-            }
-        }
-        return v;
+        return ValueTypes.checked(v, type);
     }
 
     /**
@@ -302,52 +294,5 @@ final class Fastjson2Items {
         byte[] copy = new byte[n + ITEM_PADDING];
         System.arraycopy(buf, off, copy, 0, n);
         return copy;
-    }
-
-    private static Class<?> rawClass(Type type) {
-        if (type instanceof Class) {
-            return (Class<?>) type;
-        }
-        if (type instanceof ParameterizedType && ((ParameterizedType) type).getRawType() instanceof Class) {
-            return (Class<?>) ((ParameterizedType) type).getRawType();
-        }
-        return null;
-    }
-
-    private static Class<?> box(Class<?> c) {
-        if (!c.isPrimitive()) {
-            return c;
-        }
-        if (c == int.class) {
-            return Integer.class;
-        } else if (c == long.class) {
-            return Long.class;
-        } else if (c == boolean.class) {
-            return Boolean.class;
-        } else if (c == double.class) {
-            return Double.class;
-        } else if (c == float.class) {
-            return Float.class;
-        } else if (c == short.class) {
-            return Short.class;
-        } else if (c == byte.class) {
-            return Byte.class;
-        } else if (c == char.class) {
-            return Character.class;
-        }
-        return Void.class;
-    }
-
-    /** The most telling message of a failure: a refused class wins over fastjson2's wrappers. */
-    static String reason(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof ClassNotAllowedException) {
-                return t.getMessage();
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 }

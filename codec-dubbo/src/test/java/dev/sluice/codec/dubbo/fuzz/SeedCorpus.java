@@ -96,6 +96,9 @@ public final class SeedCorpus {
             seeds.put("seed-vector-" + v, frame);
             (v.endsWith(".request") ? requests : responses).add(frame);
         }
+        for (String v : VECTORS) {
+            seeds.put("seed-hessian2-vector-" + v, Vectors.hessian2(v));
+        }
         seeds.put("seed-pipelined-requests", concat(requests.toArray(new byte[0][])));
         seeds.put("seed-pipelined-responses", concat(responses.toArray(new byte[0][])));
         byte[] list = Vectors.frame("listUser.response");
@@ -128,6 +131,7 @@ public final class SeedCorpus {
                 "existUser.response", 3, "createUser.response", 3);
         for (String v : VECTORS) {
             seeds.put("seed-vector-" + v, body(Vectors.frame(v), typeIndex.getOrDefault(v, 0)));
+            seeds.put("seed-hessian2-vector-" + v, body(Vectors.hessian2(v), typeIndex.getOrDefault(v, 0)));
         }
         for (Map.Entry<String, byte[]> e : encodedFrames().entrySet()) {
             int type = e.getKey().contains("generics") ? 7 : e.getKey().contains("user") ? 1 : 0;
