@@ -7,7 +7,9 @@ import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
+import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
@@ -64,6 +66,7 @@ public final class SluiceServer implements AutoCloseable {
     private final Executor executor;
     private final ExecutorService ownedExecutor;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong droppedResponses = new AtomicLong();
     private final AtomicLong eventIds = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
@@ -117,6 +120,11 @@ public final class SluiceServer implements AutoCloseable {
     /** Calls accepted and not yet answered. */
     public int inFlight() {
         return inFlight.get();
+    }
+
+    /** A snapshot of the server's counters, for monitoring. Any thread. */
+    public Stats stats() {
+        return new Stats(transport.connections().size(), droppedResponses.get());
     }
 
     /**
@@ -311,17 +319,108 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** Answers {@code request} unless it is one-way. */
-    private static void answer(Connection connection, DubboRequest request, DubboResponse response) {
+    private void answer(Connection connection, DubboRequest request, DubboResponse response) {
         if (request.isTwoWay()) {
             reply(connection, response);
         }
     }
 
-    private static void reply(Connection connection, DubboResponse response) {
+    /**
+     * Sends {@code response}; never throws. A response that cannot be sent is counted and logged as dropped, and the
+     * caller is answered with a short error response instead where the connection still takes one: a response over
+     * the pending-bytes cap (the call ran; without an answer its caller would wait out its whole timeout), or one
+     * the codec failed to encode (an {@link Error}, which the encoder does not turn into a BAD_RESPONSE itself).
+     * A response refused because the connection closed, or queued and then failed at the write, is counted and
+     * logged; nothing can reach that caller any more.
+     */
+    private void reply(Connection connection, DubboResponse response) {
         try {
-            connection.send(response, WriteListener.NONE);
-        } catch (SluiceException e) {
-            log.debug("Response not sent to {}: {}", connection.remoteAddress(), e.getMessage());
+            connection.send(response, new ReplyListener(connection, response.id()));
+        } catch (PendingBytesExceededException e) {
+            dropped(connection, response, e);
+            replyInstead(connection, response, DubboConstants.STATUS_SERVER_ERROR, "The response to request "
+                    + response.id() + " was dropped by server " + connection.localAddress() + ": " + e.messageBytes()
+                    + " bytes would exceed the connection's pending-bytes cap of " + e.cap() + " (" + e.pendingBytes()
+                    + " bytes already queued); the consumer reads too slowly. The call was executed.");
+        } catch (ConnectionClosedException e) {
+            dropped(connection, response, e);
+        } catch (Throwable t) { // NOPMD: an Error while encoding must still answer the caller
+            dropped(connection, response, t);
+            replyInstead(connection, response, DubboConstants.STATUS_BAD_RESPONSE, "Server "
+                    + connection.localAddress() + " failed to encode the response to request " + response.id()
+                    + ": " + t + ". The call was executed.");
+        }
+    }
+
+    private void dropped(Connection connection, DubboResponse response, Throwable cause) {
+        droppedResponses.incrementAndGet();
+        log.warn("Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
+                cause.toString());
+    }
+
+    /** Sends a short error in place of a response that could not be sent; a failure here is only logged. */
+    private static void replyInstead(Connection connection, DubboResponse dropped, byte status, String text) {
+        if (dropped.isHeartbeat()) {
+            return; // nobody waits on a heartbeat's answer with a call
+        }
+        try {
+            connection.send(DubboResponse.error(dropped.id(), dropped.serializationId(), status, text),
+                    WriteListener.NONE);
+        } catch (Throwable t) { // NOPMD: never let a failed substitute escape a completion callback
+            log.warn("Could not answer request {} from {} with an error either: {}", dropped.id(),
+                    connection.remoteAddress(), t.toString());
+        }
+    }
+
+    /** Counts a response that was queued and then failed at the write (connection closed under it). Event loop. */
+    private final class ReplyListener implements WriteListener {
+        private final Connection connection;
+        private final long id;
+
+        ReplyListener(Connection connection, long id) {
+            this.connection = connection;
+            this.id = id;
+        }
+
+        @Override
+        public void onWritten() {
+        }
+
+        @Override
+        public void onWriteFailed(Throwable cause) {
+            droppedResponses.incrementAndGet();
+            log.warn("Dropped the response to request {} from {}: the write failed: {}", id,
+                    connection.remoteAddress(), cause.toString());
+        }
+    }
+
+    /** Counters of a running server; an immutable snapshot taken by {@link SluiceServer#stats()}. */
+    public static final class Stats {
+        private final int connections;
+        private final long droppedResponses;
+
+        Stats(int connections, long droppedResponses) {
+            this.connections = connections;
+            this.droppedResponses = droppedResponses;
+        }
+
+        /** Connections open now. */
+        public int connections() {
+            return connections;
+        }
+
+        /**
+         * Responses to calls that ran (or to heartbeats and refused requests) that did not reach the socket as
+         * produced: over the connection's pending-bytes cap, failed to encode, or the connection closed first. Each
+         * is logged at WARN; where the connection still took one, the caller got an error response instead.
+         */
+        public long droppedResponses() {
+            return droppedResponses;
+        }
+
+        @Override
+        public String toString() {
+            return "Stats{connections=" + connections + ", droppedResponses=" + droppedResponses + "}";
         }
     }
 
