@@ -1,9 +1,7 @@
 package dev.sluice.it.reliability;
 
-import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.JSONWriter;
 import com.alibaba.fastjson2.annotation.JSONType;
-import com.alibaba.fastjson2.reader.ObjectReader;
 import com.alibaba.fastjson2.writer.ObjectWriter;
 import java.lang.reflect.Type;
 import java.util.concurrent.CompletableFuture;
@@ -19,15 +17,15 @@ public interface DropService {
     /** A value whose encoding throws an {@link Error}, produced asynchronously. */
     CompletableFuture<Unwritable> unwritableAsync();
 
-    /** A value whose decoding throws an {@link Error} at the caller. */
-    CompletableFuture<Unreadable> unreadableAsync();
+    /** A value whose class cannot initialise in a test JVM: reading it throws {@link ExceptionInInitializerError}. */
+    CompletableFuture<Fragile> fragileAsync();
 
     /** Blocks until the test releases it, then answers {@code tag}. */
     String hold(String tag);
 
     /** A value fastjson2 cannot write: its serializer throws {@link StackOverflowError}, as a too-deep graph would. */
     @JSONType(serializer = Unwritable.Writer.class)
-    final class Unwritable {
+    final class Unwritable implements java.io.Serializable {
         public String name = "unwritable";
 
         public static final class Writer implements ObjectWriter<Unwritable> {
@@ -38,16 +36,17 @@ public interface DropService {
         }
     }
 
-    /** A value that is written normally but whose reader throws {@link StackOverflowError}. */
-    @JSONType(deserializer = Unreadable.Reader.class)
-    final class Unreadable {
-        public String name = "unreadable";
+    /**
+     * A result class whose static initialiser fails, as one does when it needs something the caller's process lacks:
+     * the first instantiation throws {@link ExceptionInInitializerError}, later ones {@link NoClassDefFoundError}.
+     * No server in the tests ever creates one; a scripted provider sends its bytes.
+     */
+    final class Fragile implements java.io.Serializable {
+        static final int READY = fail();
+        public String name;
 
-        public static final class Reader implements ObjectReader<Unreadable> {
-            @Override
-            public Unreadable readObject(JSONReader r, Type fieldType, Object fieldName, long features) {
-                throw new StackOverflowError("reading Unreadable");
-            }
+        private static int fail() {
+            throw new IllegalStateException("Fragile cannot initialise in this process");
         }
     }
 }

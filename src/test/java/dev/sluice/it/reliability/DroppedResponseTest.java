@@ -50,8 +50,8 @@ class DroppedResponseTest {
         }
 
         @Override
-        public CompletableFuture<Unreadable> unreadableAsync() {
-            return CompletableFuture.supplyAsync(Unreadable::new);
+        public CompletableFuture<Fragile> fragileAsync() {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException("only a scripted provider sends one"));
         }
 
         @Override
