@@ -20,6 +20,9 @@ public interface DropService {
     /** A value whose class cannot initialise in a test JVM: reading it throws {@link ExceptionInInitializerError}. */
     CompletableFuture<Fragile> fragileAsync();
 
+    /** The length of {@code s}: a request as large as its argument, with a tiny answer. */
+    int length(String s);
+
     /** Blocks until the test releases it, then answers {@code tag}. */
     String hold(String tag);
 

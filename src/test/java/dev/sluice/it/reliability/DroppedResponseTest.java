@@ -55,6 +55,11 @@ class DroppedResponseTest {
         }
 
         @Override
+        public int length(String s) {
+            return s.length();
+        }
+
+        @Override
         public String hold(String tag) {
             held.countDown();
             try {
