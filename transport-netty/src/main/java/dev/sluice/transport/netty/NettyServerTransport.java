@@ -283,11 +283,15 @@ public final class NettyServerTransport implements ServerTransport {
             }
             InetAddress address = ch.remoteAddress() instanceof InetSocketAddress
                     ? ((InetSocketAddress) ch.remoteAddress()).getAddress() : null;
-            int open = total.incrementAndGet();
-            if (maxTotal > 0 && open > maxTotal) {
-                total.decrementAndGet();
-                refuse(ch, "the server has " + maxTotal + " connections open, its limit");
-                return false;
+            for (;;) { // reserve a place without ever counting above the limit, so no refusal is spurious
+                int open = total.get();
+                if (maxTotal > 0 && open >= maxTotal) {
+                    refuse(ch, "the server has " + maxTotal + " connections open, its limit");
+                    return false;
+                }
+                if (total.compareAndSet(open, open + 1)) {
+                    break;
+                }
             }
             if (maxPerAddress > 0 && address != null) {
                 boolean[] admitted = {false};
