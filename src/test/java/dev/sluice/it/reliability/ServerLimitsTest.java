@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
+import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.netty.EventLoops;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,8 +25,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 12 item 6: the limits a server needs against floods and slow senders, each refusal a clear error (a close
@@ -34,6 +40,11 @@ import org.junit.jupiter.api.Timeout;
 class ServerLimitsTest {
     private static SluiceServer.Builder server(DroppedResponseTest.DropServiceImpl impl) {
         return SluiceServer.builder().port(0).register(DropService.class, impl);
+    }
+
+    private static SluiceServer.Builder server(DroppedResponseTest.DropServiceImpl impl, NativeTransport kind) {
+        Assumptions.assumeTrue(EventLoops.resolve(kind) == kind, kind + " is not available on this machine");
+        return server(impl).options(TransportOptions.builder().nativeTransport(kind).build());
     }
 
     private static Socket connect(String localAddress, int port) throws IOException {
@@ -73,11 +84,13 @@ class ServerLimitsTest {
         }
     }
 
-    @Test
-    void connectionFloodPastTheTotalLimitIsRefusedAndCounted() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void connectionFloodPastTheTotalLimitIsRefusedAndCounted(NativeTransport kind) throws Exception {
         int limit = 5;
         int flood = 40;
-        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl()).maxConnections(limit, 0).start()) {
+        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl(), kind).maxConnections(limit, 0)
+                .start()) {
             List<Socket> sockets = new ArrayList<>();
             try {
                 for (int i = 0; i < flood; i++) {
@@ -136,12 +149,13 @@ class ServerLimitsTest {
         }
     }
 
-    @Test
-    void bodyTrickledPastTheFrameTimeoutClosesTheConnection() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void bodyTrickledPastTheFrameTimeoutClosesTheConnection(NativeTransport kind) throws Exception {
         Duration frameTimeout = Duration.ofMillis(600);
         byte[] request = Wire.request(9, DropService.class, "length", "t".repeat(2_000));
         ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
-        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl()).frameTimeout(frameTimeout)
+        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl(), kind).frameTimeout(frameTimeout)
                 .start();
              Socket raw = connect("127.0.0.1", server.port())) {
             OutputStream out = raw.getOutputStream();
