@@ -16,10 +16,12 @@ import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyClientTransport;
+import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
@@ -34,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -152,6 +155,13 @@ public final class SluiceClient implements AutoCloseable {
     }
 
     Object invoke(MethodMeta meta, Object[] args) throws Throwable {
+        if (!meta.async && !meta.oneWay && ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
+            // Waiting here would stall every connection of that loop, and on this client's own loop the response
+            // could never be read: the call would only end with its timeout.
+            throw new BlockingCallException("Not sent: " + meta.description + " is a synchronous call and the"
+                    + " calling thread " + Thread.currentThread().getName() + " is a Netty event loop, which must"
+                    + " never block. Call it from another thread, or declare the method returning CompletableFuture.");
+        }
         Connection connection = transport.connection();
         if (Boolean.TRUE.equals(connection.attribute(READONLY))) {
             throw new RpcException(0, "Not sent: provider " + transport.remoteAddress() + " is shutting down"
@@ -204,13 +214,20 @@ public final class SluiceClient implements AutoCloseable {
         }
     }
 
-    /** Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure. */
+    /**
+     * Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure, and so
+     * is anything else reading it throws (an {@link Error} from a reader included), so an asynchronous call always
+     * completes.
+     */
     private Object readResult(PendingCall call, DubboResponse response) {
         try {
             return response.readValue(call.meta.valueType);
         } catch (DubboSerializationException e) {
             throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(),
                     false, e);
+        } catch (RuntimeException | Error e) { // NOPMD: a reader's Error must fail the call, not lose it
+            throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR,
+                    "the result could not be read: " + e, false, e);
         }
     }
 
@@ -283,7 +300,7 @@ public final class SluiceClient implements AutoCloseable {
                 complete(response);
             } else {
                 cancelTimeout();
-                callbackExecutor.execute(() -> {
+                onCallbackExecutor(a, () -> {
                     Object value;
                     try {
                         value = readResult(this, response);
@@ -292,7 +309,7 @@ public final class SluiceClient implements AutoCloseable {
                         return;
                     }
                     a.complete(value);
-                });
+                }, "the provider answered");
             }
         }
 
@@ -302,7 +319,28 @@ public final class SluiceClient implements AutoCloseable {
                 completeExceptionally(error);
             } else {
                 cancelTimeout();
-                callbackExecutor.execute(() -> a.completeExceptionally(error));
+                onCallbackExecutor(a, () -> a.completeExceptionally(error), "it failed: " + error);
+            }
+        }
+
+        /**
+         * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
+         * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
+         * event loop or the timer thread that got here, and never left pending forever.
+         */
+        private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+            try {
+                callbackExecutor.execute(task);
+            } catch (RejectedExecutionException e) {
+                CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
+                        + outcome + ") but the client's callback executor rejected the task that completes its"
+                        + " future: " + e.getMessage() + ". Use a callback executor that accepts every task.", e);
+                log.warn("Callback executor rejected completing {}: {}", meta.description, e.toString());
+                try {
+                    ForkJoinPool.commonPool().execute(() -> a.completeExceptionally(error));
+                } catch (RejectedExecutionException again) {
+                    a.completeExceptionally(error);
+                }
             }
         }
 

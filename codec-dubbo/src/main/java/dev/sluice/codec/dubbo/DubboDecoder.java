@@ -145,6 +145,9 @@ public final class DubboDecoder implements FrameDecoder {
             }
             Object message = decodeFrame(in, ri + DubboConstants.HEADER_LENGTH, len, flags, status, id);
             in.readerIndex(ri + DubboConstants.HEADER_LENGTH + len);
+            if (message instanceof DubboRequest) {
+                ((DubboRequest) message).frameBytes(DubboConstants.HEADER_LENGTH + len);
+            }
             out.add(message);
         }
     }

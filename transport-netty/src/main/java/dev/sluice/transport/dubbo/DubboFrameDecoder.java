@@ -3,6 +3,7 @@ package dev.sluice.transport.dubbo;
 import dev.sluice.transport.FrameTooLargeException;
 import dev.sluice.transport.codec.FrameDecoder;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Supplier;
@@ -30,9 +31,15 @@ import org.slf4j.LoggerFactory;
  *       {@code HeaderExchangeHandler} answers with {@code BAD_REQUEST} (40), the status a Dubbo provider's
  *       service-level check gives; the connection stays open either way.</li>
  * </ul>
- * Input that does not start with Dubbo's magic goes to the codec as a whole, which resynchronises on the next magic
- * as Dubbo does (telnet text on a server). A codec failure propagates: the transport drops the readable bytes and
- * closes the connection with that reason.
+ * A negative body length is reported the same way (a broken request or a {@code CLIENT_ERROR} response with the
+ * frame's id, saying "Invalid body length") and the frame taken as having no body, so the next frame still decodes;
+ * read as unsigned it would have skipped about 4 GiB, every later frame of the connection.
+ *
+ * <p>Input that does not start with Dubbo's magic is refused as soon as its first byte differs, with a
+ * {@link DubboCodecException} naming the bytes: the transport closes the connection with that reason, and every byte
+ * after it is discarded without output, as the standalone decoder does. It never reaches Dubbo's codec, whose telnet
+ * fallback copied every buffered byte on each read while waiting for a line end (quadratic work for trickled garbage,
+ * and no close). A codec failure on a frame propagates the same way.
  *
  * <p>Decoded messages hold no buffers: Dubbo's codec copies each body into its own byte array.
  *
@@ -55,6 +62,8 @@ final class DubboFrameDecoder implements FrameDecoder {
     private final Supplier<? extends Channel> channel;
     /** Body bytes of an oversized frame still to drop. */
     private long skip;
+    /** Set after a wrong magic: every later byte is discarded while the transport closes the connection. */
+    private boolean unusable;
 
     /**
      * @param codec Dubbo's codec for the endpoint's URL
@@ -69,6 +78,10 @@ final class DubboFrameDecoder implements FrameDecoder {
 
     @Override
     public void decode(ByteBuf in, List<Object> out) {
+        if (unusable) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         while (in.isReadable()) {
             if (skip > 0) {
                 int n = (int) Math.min(skip, in.readableBytes());
@@ -79,16 +92,23 @@ final class DubboFrameDecoder implements FrameDecoder {
             int start = in.readerIndex();
             int readable = in.readableBytes();
             if (in.getByte(start) != MAGIC_HIGH || (readable > 1 && in.getByte(start + 1) != MAGIC_LOW)) {
-                // Not a Dubbo frame: let Dubbo's codec deal with it (telnet text, or garbage before the next magic).
-                if (!decodeWithCodec(in, out)) {
-                    return;
-                }
-                continue;
+                String message = "Not a Dubbo frame from " + channel.get() + ": wrong magic, expected 0xdabb, got 0x"
+                        + ByteBufUtil.hexDump(in, start, Math.min(readable, 2)) + " (next bytes: "
+                        + ByteBufUtil.hexDump(in, start, Math.min(readable, 16)) + "); closing the connection";
+                // The stream cannot be resynchronised: drop what is buffered and everything after.
+                unusable = true;
+                in.skipBytes(readable);
+                throw new DubboCodecException(message);
             }
             if (readable < HEADER_LENGTH) {
                 return;
             }
-            long bodyLength = in.getUnsignedInt(start + 12);
+            int declared = in.getInt(start + 12);
+            if (declared < 0) {
+                rejected(in, start, declared, 0, "Invalid body length " + declared + " in frame header", out);
+                continue;
+            }
+            long bodyLength = declared;
             if (payloadLimit > 0 && bodyLength > payloadLimit) {
                 oversized(in, start, bodyLength, out);
                 continue;
@@ -138,15 +158,24 @@ final class DubboFrameDecoder implements FrameDecoder {
     }
 
     private void oversized(ByteBuf in, int start, long bodyLength, List<Object> out) {
+        boolean request = (in.getByte(start + 2) & FLAG_REQUEST) != 0;
+        rejected(in, start, bodyLength, bodyLength, new FrameTooLargeException(bodyLength, payloadLimit,
+                request ? "Request body" : "Response body").getMessage(), out);
+    }
+
+    /**
+     * Reports a frame refused from its header (a broken two-way request, a {@code CLIENT_ERROR} response, nothing for
+     * one-way requests and events) and skips its header and {@code skipBody} body bytes.
+     */
+    private void rejected(ByteBuf in, int start, long bodyLength, long skipBody, String why, List<Object> out) {
         int flag = in.getByte(start + 2);
         long id = in.getLong(start + 4);
         in.skipBytes(HEADER_LENGTH);
-        skip = bodyLength;
+        skip = skipBody;
         boolean request = (flag & FLAG_REQUEST) != 0;
         boolean event = (flag & FLAG_EVENT) != 0;
-        String why = new FrameTooLargeException(bodyLength, payloadLimit, request ? "Request body" : "Response body")
-                .getMessage();
-        log.warn("Skipping inbound frame id={} from {}: {}", id, channel.get(), why);
+        log.warn("Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength, channel.get(),
+                why);
         if (!request) {
             Response res = new Response(id);
             res.setEvent(event);
