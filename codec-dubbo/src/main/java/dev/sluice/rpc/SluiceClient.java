@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A standalone Dubbo-protocol client: typed proxies over one connection to one provider (a {@link SluiceServer}
- * or a real Dubbo 3.3 provider with serialization fastjson2).
+ * or a real Dubbo provider), in hessian2 or fastjson2 ({@link Builder#serialization}).
  *
  * <pre>{@code
  * SluiceClient client = SluiceClient.builder().address("127.0.0.1", port).build();
@@ -69,6 +69,7 @@ public final class SluiceClient implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final ClassAllowlist allowlist;
     private final Duration defaultTimeout;
+    private final Serialization defaultSerialization;
     private final Duration heartbeat;
     private final Duration idleTimeout;
     private final Executor callbackExecutor;
@@ -77,6 +78,7 @@ public final class SluiceClient implements AutoCloseable {
     private SluiceClient(Builder b) {
         this.allowlist = b.allowlist;
         this.defaultTimeout = b.timeout;
+        this.defaultSerialization = b.serialization;
         this.heartbeat = b.heartbeat;
         this.idleTimeout = b.idleTimeout;
         this.callbackExecutor = b.callbackExecutor;
@@ -175,7 +177,7 @@ public final class SluiceClient implements AutoCloseable {
         }
         long id = ids.getAndIncrement();
         if (meta.oneWay) {
-            connection.send(DubboRequest.invocation(id, false, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
+            connection.send(DubboRequest.invocation(id, false, meta.serialization, meta.method,
                     args, attachments), WriteListener.NONE);
             return meta.async ? CompletableFuture.completedFuture(null) : MethodMeta.defaultValue(meta.returnClass);
         }
@@ -186,7 +188,7 @@ public final class SluiceClient implements AutoCloseable {
         call.async = result;
         pending.put(id, call);
         try {
-            connection.send(DubboRequest.invocation(id, true, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
+            connection.send(DubboRequest.invocation(id, true, meta.serialization, meta.method,
                     args, attachments), call);
         } catch (RuntimeException e) {
             pending.remove(id);
@@ -426,7 +428,8 @@ public final class SluiceClient implements AutoCloseable {
                 return;
             }
             try {
-                connection.send(DubboRequest.heartbeat(ids.getAndIncrement()), WriteListener.NONE);
+                connection.send(DubboRequest.heartbeat(ids.getAndIncrement(), defaultSerialization.id()),
+                        WriteListener.NONE);
             } catch (SluiceException e) {
                 log.debug("Heartbeat not sent to {}", connection.remoteAddress(), e);
             }
@@ -448,10 +451,11 @@ public final class SluiceClient implements AutoCloseable {
         final boolean async;
         final boolean oneWay;
         final long timeoutMillis;
+        final byte serialization;
         final Map<String, Object> attachments;
 
         MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
-                   Map<String, Object> fixed) {
+                   Serialization serialization, Map<String, Object> fixed) {
             this.method = DubboMethod.of(iface, m, version);
             this.description = iface.getSimpleName() + "." + m.getName();
             this.returnClass = m.getReturnType();
@@ -464,6 +468,7 @@ public final class SluiceClient implements AutoCloseable {
             this.valueType = returnClass == void.class ? null : generic;
             this.oneWay = oneWay;
             this.timeoutMillis = timeoutMillis;
+            this.serialization = serialization.id();
             HashMap<String, Object> a = new HashMap<>();
             a.put("path", iface.getName());
             a.put("interface", iface.getName());
@@ -511,6 +516,7 @@ public final class SluiceClient implements AutoCloseable {
         private String version;
         private String group;
         private Duration timeout = defaultTimeout;
+        private Serialization serialization = defaultSerialization;
         private final java.util.Set<String> oneWay = new java.util.HashSet<>();
         private final Map<String, Object> fixedAttachments = new HashMap<>();
 
@@ -537,6 +543,12 @@ public final class SluiceClient implements AutoCloseable {
             return this;
         }
 
+        /** The body serialization of this proxy's calls (default: the client's). */
+        public Reference<T> serialization(Serialization serialization) {
+            this.serialization = Objects.requireNonNull(serialization, "serialization");
+            return this;
+        }
+
         /** Sends calls of these methods one-way: no response is awaited (void methods). */
         public Reference<T> oneWay(String... methodNames) {
             oneWay.addAll(java.util.Arrays.asList(methodNames));
@@ -557,7 +569,7 @@ public final class SluiceClient implements AutoCloseable {
                     continue;
                 }
                 metas.put(m, new MethodMeta(iface, m, version, group, timeout.toMillis(),
-                        oneWay.contains(m.getName()), fixedAttachments));
+                        oneWay.contains(m.getName()), serialization, fixedAttachments));
             }
             String name = "SluiceProxy[" + iface.getName() + (version == null ? "" : ":" + version)
                     + (group == null ? "" : ", group " + group) + " -> " + transport.remoteAddress() + "]";
@@ -592,6 +604,7 @@ public final class SluiceClient implements AutoCloseable {
         private EventLoops loops;
         private SslContext tls;
         private boolean failIfNotConnected;
+        private Serialization serialization = Serialization.FASTJSON2;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
 
         private Builder() {
@@ -658,6 +671,16 @@ public final class SluiceClient implements AutoCloseable {
         /** Extra classes accepted from the wire (e.g. undeclared exception types). */
         public Builder allowClasses(String... classNames) {
             allowlist.allow(classNames);
+            return this;
+        }
+
+        /**
+         * The body serialization of calls (default {@link Serialization#FASTJSON2}; a reference may choose another).
+         * A Dubbo 3.3 provider accepts both; a Dubbo 2.7 provider, and a 3.3 provider configured so, only
+         * {@link Serialization#HESSIAN2}. Responses are read in whatever serialization they arrive in.
+         */
+        public Builder serialization(Serialization serialization) {
+            this.serialization = Objects.requireNonNull(serialization, "serialization");
             return this;
         }
 

@@ -45,8 +45,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A standalone Dubbo-protocol server: real Dubbo 3.3 consumers (serialization fastjson2) and {@link SluiceClient}s
- * call the registered implementations.
+ * A standalone Dubbo-protocol server: real Dubbo consumers (hessian2, Dubbo 3.3's default, or fastjson2) and
+ * {@link SluiceClient}s call the registered implementations.
  *
  * <pre>{@code
  * SluiceServer server = SluiceServer.builder().port(0)
@@ -65,6 +65,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SluiceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
+    private static final String SERIALIZATION = "sluice.serialization";
 
     private final NettyServerTransport transport;
     private final Map<String, Object> services;
@@ -77,6 +78,9 @@ public final class SluiceServer implements AutoCloseable {
     /** Wire bytes of requests handed to the executor whose invocation has not started yet. */
     private final AtomicLong queuedBytes = new AtomicLong();
     private final long queuedBytesLimit;
+    /** Accepted body serializations, indexed by header id (0..31). */
+    private final boolean[] accepted = new boolean[32];
+    private final String acceptedNames;
     private final AtomicLong eventIds = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
@@ -87,6 +91,11 @@ public final class SluiceServer implements AutoCloseable {
         this.services = new ConcurrentHashMap<>(b.services);
         this.queuedBytesLimit = b.queuedBytesLimit;
         ClassAllowlist allowlist = b.allowlist;
+        for (Serialization ser : b.serializations) {
+            accepted[ser.id()] = true;
+        }
+        this.acceptedNames = b.serializations.stream().map(Serialization::dubboName)
+                .collect(java.util.stream.Collectors.joining(", "));
         this.resolver = new InterfaceTypeResolver(allowlist);
         for (Registration r : b.registrations) {
             resolver.register(r.path, r.version, r.iface);
@@ -162,7 +171,7 @@ public final class SluiceServer implements AutoCloseable {
         transport.stopAccepting();
         for (Connection c : transport.connections()) {
             try {
-                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), DubboConstants.SERIALIZATION_FASTJSON2),
+                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), eventSerialization(c)),
                         WriteListener.NONE);
             } catch (SluiceException e) {
                 log.debug("Could not send readonly event to {}", c, e);
@@ -213,6 +222,23 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** Event-loop side: answers heartbeats and broken requests, hands invocations to the executor. */
+    /** Event loop: remembers the serialization a connection's caller speaks, for the events sent to it. */
+    private static void noteSerialization(Connection connection, byte id) {
+        Object seen = connection.attribute(SERIALIZATION);
+        if (seen == null || (Byte) seen != id) {
+            connection.attribute(SERIALIZATION, id);
+        }
+    }
+
+    /**
+     * The serialization of the readonly event sent to {@code c}: what its caller last used, else hessian2, which
+     * every Dubbo consumer reads (a Dubbo 2.7 consumer knows no fastjson2).
+     */
+    private static byte eventSerialization(Connection c) {
+        Object seen = c.attribute(SERIALIZATION);
+        return seen == null ? DubboConstants.SERIALIZATION_HESSIAN2 : (Byte) seen;
+    }
+
     private final class Handler implements TransportHandler {
         @Override
         public void received(Connection connection, Object message) {
@@ -234,6 +260,17 @@ public final class SluiceServer implements AutoCloseable {
                 return;
             }
             if (request.isEvent()) {
+                return;
+            }
+            noteSerialization(connection, request.serializationId());
+            if (!accepted[request.serializationId()]) {
+                if (request.isTwoWay()) {
+                    Serialization ser = Serialization.ofId(request.serializationId());
+                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
+                            "Serialization " + (ser == null ? "id " : ser.dubboName() + ", id ")
+                                    + request.serializationId() + ", is not accepted by this server; it accepts "
+                                    + acceptedNames + ": configure serialization= on the consumer"));
+                }
                 return;
             }
             if (closing) {
@@ -547,8 +584,22 @@ public final class SluiceServer implements AutoCloseable {
         private EventLoops loops;
         private SslContext tls;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
+        private java.util.Set<Serialization> serializations = java.util.EnumSet.allOf(Serialization.class);
 
         private Builder() {
+        }
+
+        /**
+         * The body serializations calls may use (default both, hessian2 and fastjson2, as a Dubbo 3.3 provider's
+         * {@code prefer.serialization}); each call is answered in the serialization it arrived in. A call in any other
+         * is answered with status 40 naming the accepted ones. Heartbeats and events are answered in either.
+         */
+        public Builder serializations(Serialization... accepted) {
+            if (accepted.length == 0) {
+                throw new IllegalArgumentException("accept at least one serialization");
+            }
+            this.serializations = java.util.EnumSet.copyOf(java.util.Arrays.asList(accepted));
+            return this;
         }
 
         /** Listens on every interface (as Dubbo does) on {@code port}; 0 picks a free port. */
