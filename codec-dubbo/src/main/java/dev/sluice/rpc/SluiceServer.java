@@ -117,9 +117,8 @@ public final class SluiceServer implements AutoCloseable {
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
                 .resolver(resolver).build();
         TransportOptions options = b.options.toBuilder().allIdle(b.idleTimeout).build();
-        this.transport = NettyServerTransport.builder()
+        this.transport = b.transport
                 .bindAddress(b.address).options(options).codec(codec).handler(new Handler())
-                .maxConnections(b.maxConnections, b.maxConnectionsPerAddress).frameTimeout(b.frameTimeout)
                 .eventLoops(b.loops).tls(b.tls).bind();
     }
 
@@ -578,9 +577,10 @@ public final class SluiceServer implements AutoCloseable {
         private int threads = 200;
         private int queueCapacity = 10_000;
         private long queuedBytesLimit = DEFAULT_QUEUED_REQUEST_BYTES;
-        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
-        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
-        private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
+        /** Carries the connection limits, which it validates; the rest is set when the server starts. */
+        private final NettyServerTransport.Builder transport = NettyServerTransport.builder()
+                .maxConnections(DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)
+                .frameTimeout(DEFAULT_FRAME_TIMEOUT);
         private EventLoops loops;
         private SslContext tls;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
@@ -696,12 +696,7 @@ public final class SluiceServer implements AutoCloseable {
          * {@link Stats#refusedConnections()}.
          */
         public Builder maxConnections(int total, int perAddress) {
-            if (total < 0 || perAddress < 0) {
-                throw new IllegalArgumentException("connection limits must be >= 0 (0 = no limit), got total " + total
-                        + ", per address " + perAddress);
-            }
-            this.maxConnections = total;
-            this.maxConnectionsPerAddress = perAddress;
+            transport.maxConnections(total, perAddress);
             return this;
         }
 
@@ -711,11 +706,7 @@ public final class SluiceServer implements AutoCloseable {
          * at WARN and counted in {@link Stats#frameTimeouts()}. Raise it for very large frames over slow links.
          */
         public Builder frameTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout");
-            if (timeout.isNegative()) {
-                throw new IllegalArgumentException("frameTimeout must be >= 0 (0 disables), got " + timeout);
-            }
-            this.frameTimeout = timeout;
+            transport.frameTimeout(timeout);
             return this;
         }
 
