@@ -258,43 +258,45 @@ final class Hessian2Bounds {
 
     /** A string value starting at {@code at}, chunked or not. */
     private void string(int at) {
-        for (;;) {
-            int code = u8();
-            if (code <= 0x1f) {
-                chars(code);
-                return;
-            } else if (code >= 0x30 && code <= 0x33) {
-                chars(((code - 0x30) << 8) | u8());
-                return;
-            } else if (code == 'S' || code == 'R') {
-                chars((u8() << 8) | u8());
-                if (code == 'S') {
-                    return;
-                }
-            } else {
-                throw new IllegalArgumentException("hessian2 string chunk expected at offset " + (pos - 1)
-                        + " (string at " + at + "), got code 0x" + Integer.toHexString(code));
-            }
-        }
+        chunks(at, true);
     }
 
     private void binary(int at) {
+        chunks(at, false);
+    }
+
+    /**
+     * A string or binary value: compact (one length byte), short (two) or a run of 16-bit-length chunks ending with
+     * a final one. The binary codes are the string codes shifted: direct +0x20, short +0x04, chunks 'A'/'B' for
+     * 'R'/'S'. String lengths count chars, binary lengths bytes.
+     */
+    private void chunks(int at, boolean text) {
+        int direct = text ? 0x00 : 0x20;
+        int shortCode = text ? 0x30 : 0x34;
+        int finalChunk = text ? 'S' : 'B';
+        int moreChunk = text ? 'R' : 'A';
         for (;;) {
             int code = u8();
-            if (code >= 0x20 && code <= 0x2f) {
-                skip(code - 0x20);
-                return;
-            } else if (code >= 0x34 && code <= 0x37) {
-                skip(((code - 0x34) << 8) | u8());
-                return;
-            } else if (code == 'B' || code == 'A') {
-                skip((u8() << 8) | u8());
-                if (code == 'B') {
-                    return;
-                }
+            int length;
+            boolean last = true;
+            if (code >= direct && code <= direct + 0x1f && (text || code <= direct + 0x0f)) {
+                length = code - direct;
+            } else if (code >= shortCode && code <= shortCode + 3) {
+                length = ((code - shortCode) << 8) | u8();
+            } else if (code == finalChunk || code == moreChunk) {
+                length = (u8() << 8) | u8();
+                last = code == finalChunk;
             } else {
-                throw new IllegalArgumentException("hessian2 binary chunk expected at offset " + (pos - 1)
-                        + " (binary at " + at + "), got code 0x" + Integer.toHexString(code));
+                throw new IllegalArgumentException("hessian2 " + (text ? "string" : "binary") + " chunk expected at"
+                        + " offset " + (pos - 1) + " (value at " + at + "), got code 0x" + Integer.toHexString(code));
+            }
+            if (text) {
+                chars(length);
+            } else {
+                skip(length);
+            }
+            if (last) {
+                return;
             }
         }
     }
