@@ -4,9 +4,10 @@ import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.fastjson2.JSONFactory;
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.reader.ObjectReaderProvider;
+import dev.sluice.transport.codec.DubboHeader;
 import dev.sluice.transport.codec.FrameDecoder;
+import dev.sluice.transport.codec.HeaderFramer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import java.lang.reflect.Type;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,32 +16,32 @@ import java.util.Map;
 
 /**
  * Cuts a Dubbo byte stream into frames and decodes each into a {@link DubboRequest} or {@link DubboResponse}
- * (docs/wire-format.md §1–§6). One instance per connection; <b>only that connection's event loop calls it</b> (it keeps
- * the skip state of a rejected frame and reusable scratch space).
+ * (docs/wire-format.md §1–§6). One instance per connection; <b>only that connection's event loop calls it</b> (its
+ * {@link HeaderFramer} keeps the skip state of a rejected frame, and it keeps reusable scratch space).
  *
  * <p>What it emits, one message per frame, never holding a buffer:
  * <ul>
  *   <li>requests: invocations with arguments decoded as the {@link DubboTypeResolver}'s parameter types, heartbeats
  *       and {@code "R"}/{@code "W"} events in fastjson2 or hessian2; anything it cannot decode (unknown service,
- *       serialization other than hessian2 and fastjson2, corrupt body, a type refused by the {@link ClassAllowlist}, a body over
- *       the payload limit) as a {@linkplain DubboRequest#isBroken() broken request} with the frame's id, two-way
- *       flag and serialization id and status 40, so the server can answer it;</li>
+ *       serialization other than hessian2 and fastjson2, corrupt body, a type refused by the {@link ClassAllowlist},
+ *       a body over the payload limit) as a {@linkplain DubboRequest#isBroken() broken request} with the frame's id,
+ *       two-way flag and serialization id and status 40, so the server can answer it;</li>
  *   <li>responses: results read as the resolver's return type, errors with their text, heartbeat responses; a
  *       response it cannot decode (unknown result flag, corrupt body, refused type, body over the limit) as a
  *       status-90 CLIENT_ERROR response with the frame's id, so the waiting call fails at once.</li>
  * </ul>
  *
- * <p>The payload limit is checked from the header, before any body byte is buffered: an oversized frame is reported
- * at once and its body skipped as it arrives, however many reads that takes, so the stream stays in sync (Dubbo 3.3.6
- * does not skip). A negative body length is reported and treated as an empty body. Bytes a body declares beyond its
- * last item are skipped. The only exception it throws is {@link DubboProtocolException}, for a wrong magic: it
- * then discards the buffered bytes and every byte after, emitting nothing more, while the transport closes.
+ * <p>Framing is the transport's {@link HeaderFramer} on {@link DubboHeader#LAYOUT}: the payload limit is checked from
+ * the header, before any body byte is buffered, an oversized frame is reported at once and its body skipped as it
+ * arrives, however many reads that takes, so the stream stays in sync (Dubbo 3.3.6 does not skip). A negative body
+ * length is reported and treated as an empty body. Bytes a body declares beyond its last item are skipped. The only
+ * exception it throws is {@link DubboProtocolException}, for a wrong magic: it then discards the buffered bytes and
+ * every byte after, emitting nothing more, while the transport closes.
  */
 public final class DubboDecoder implements FrameDecoder {
     private static final int KEEP_SCRATCH = 16 * 1024;
     private static final int TARGET_CACHE_SIZE = 8;
 
-    private final int payloadLimit;
     private final DubboTypeResolver resolver;
     private final Fastjson2Items items;
     private final Hessian2Values hessian2;
@@ -48,10 +49,8 @@ public final class DubboDecoder implements FrameDecoder {
     private final DeferredValue.Parser hessian2Parser;
     private final boolean deferValues;
 
-    /** Set after a wrong magic: every later byte is discarded while the transport closes the connection. */
-    private boolean unusable;
-    /** Body bytes of a rejected frame still to discard. */
-    private long skipRemaining;
+    /** Cuts frames, refuses a wrong magic and skips the bodies of frames refused from their header. */
+    private final HeaderFramer framer;
     private byte[] scratch;
 
     // Recently seen request targets, matched on the raw bytes of the five leading items: a hit skips five string
@@ -83,7 +82,7 @@ public final class DubboDecoder implements FrameDecoder {
     /** As above, with the codec's shared hessian2 reader (its deserializer cache outlives a connection). */
     DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues,
                  Hessian2Values hessian2) {
-        this.payloadLimit = payloadLimit;
+        this.framer = new HeaderFramer(DubboHeader.LAYOUT, payloadLimit, new Frames());
         this.resolver = resolver;
         this.deferValues = deferValues;
         this.hessian2 = hessian2;
@@ -97,58 +96,30 @@ public final class DubboDecoder implements FrameDecoder {
 
     @Override
     public void decode(ByteBuf in, List<Object> out) {
-        if (unusable) {
-            in.skipBytes(in.readableBytes());
-            return;
-        }
-        for (;;) {
-            if (skipRemaining > 0) {
-                int n = (int) Math.min(skipRemaining, in.readableBytes());
-                in.skipBytes(n);
-                skipRemaining -= n;
-                if (skipRemaining > 0) {
-                    return;
-                }
-            }
-            int readable = in.readableBytes();
-            if (readable == 0) {
-                return;
-            }
-            int ri = in.readerIndex();
-            // Check the magic as soon as its bytes are here, so garbage is refused without waiting for 16 bytes.
-            if (in.getByte(ri) != DubboConstants.MAGIC_HIGH
-                    || (readable > 1 && in.getByte(ri + 1) != DubboConstants.MAGIC_LOW)) {
-                String message = "Not a Dubbo frame: wrong magic, expected 0xdabb, got 0x"
-                        + ByteBufUtil.hexDump(in, ri, Math.min(readable, 2)) + " (next bytes: "
-                        + ByteBufUtil.hexDump(in, ri, Math.min(readable, 16)) + "); closing the connection";
-                // The stream cannot be resynchronised (Dubbo would hand the bytes to its telnet codec). Drop what
-                // is buffered and everything after, so neither a retry nor the final decode on close rethrows.
-                unusable = true;
-                in.skipBytes(readable);
-                throw new DubboProtocolException(message);
-            }
-            if (readable < DubboConstants.HEADER_LENGTH) {
-                return;
-            }
-            int flags = in.getUnsignedByte(ri + 2);
-            byte status = in.getByte(ri + 3);
-            long id = in.getLong(ri + 4);
-            int len = in.getInt(ri + 12);
-            if (len < 0 || (payloadLimit > 0 && len > payloadLimit)) {
-                in.skipBytes(DubboConstants.HEADER_LENGTH);
-                skipRemaining = Math.max(len, 0);
-                out.add(rejected(flags, status, id, len));
-                continue;
-            }
-            if (readable < (long) DubboConstants.HEADER_LENGTH + len) {
-                return;
-            }
-            Object message = decodeFrame(in, ri + DubboConstants.HEADER_LENGTH, len, flags, status, id);
-            in.readerIndex(ri + DubboConstants.HEADER_LENGTH + len);
+        framer.decode(in, out);
+    }
+
+    /** The protocol's side of {@link HeaderFramer}: whole frames to decode, refusals to report. Event loop only. */
+    private final class Frames implements HeaderFramer.Frames {
+        @Override
+        public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {
+            Object message = decodeFrame(in, start + DubboConstants.HEADER_LENGTH, bodyLength,
+                    in.getUnsignedByte(start + 2), in.getByte(start + 3), in.getLong(start + 4));
             if (message instanceof DubboRequest) {
-                ((DubboRequest) message).frameBytes(DubboConstants.HEADER_LENGTH + len);
+                ((DubboRequest) message).frameBytes(DubboConstants.HEADER_LENGTH + bodyLength);
             }
             out.add(message);
+        }
+
+        @Override
+        public void refused(ByteBuf in, int start, long declared, long limit, List<Object> out) {
+            out.add(rejected(in.getUnsignedByte(start + 2), in.getLong(start + 4), declared, limit));
+        }
+
+        @Override
+        public RuntimeException badMagic(String detail) {
+            // The stream cannot be resynchronised (Dubbo would hand the bytes to its telnet codec).
+            return new DubboProtocolException("Not a Dubbo frame: " + detail);
         }
     }
 
@@ -158,11 +129,11 @@ public final class DubboDecoder implements FrameDecoder {
         items.clear();
     }
 
-    private Object rejected(int flags, byte status, long id, int len) {
+    private Object rejected(int flags, long id, long len, long limit) {
         byte ser = (byte) (flags & DubboConstants.SERIALIZATION_MASK);
         String text = len < 0
                 ? "Invalid body length " + len + " in frame header (id " + id + ")"
-                : "Data length too large: " + len + ", max payload: " + payloadLimit
+                : "Data length too large: " + len + ", max payload: " + limit
                         + " (frame rejected from its header; body skipped)";
         if ((flags & DubboConstants.FLAG_REQUEST) != 0) {
             return DubboRequest.broken(id, (flags & DubboConstants.FLAG_TWO_WAY) != 0,
@@ -434,7 +405,8 @@ public final class DubboDecoder implements FrameDecoder {
             Object value = null;
             Throwable exception = null;
             switch (flag) {
-                case DubboConstants.RESPONSE_WITH_EXCEPTION, DubboConstants.RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS -> {
+                case DubboConstants.RESPONSE_WITH_EXCEPTION,
+                        DubboConstants.RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS -> {
                     Object v = Hessian2Values.read(in, Object.class);
                     if (!(v instanceof Throwable)) {
                         throw new IllegalArgumentException("expected a Throwable, read "

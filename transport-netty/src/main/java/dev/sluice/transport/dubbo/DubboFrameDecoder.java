@@ -1,9 +1,10 @@
 package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.FrameTooLargeException;
+import dev.sluice.transport.codec.DubboHeader;
 import dev.sluice.transport.codec.FrameDecoder;
+import dev.sluice.transport.codec.HeaderFramer;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Supplier;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Decodes one connection's inbound bytes with Dubbo's own {@link Codec2} (the URL's {@code codec}, i.e.
  * {@code DubboCountCodec}), reading the cumulation buffer in place through a {@link ByteBufChannelBuffer} view.
  *
- * <p>It cuts frames itself from the 16-byte header and hands the codec one whole frame at a time, so that:
+ * <p>Frames are cut by the transport's {@link HeaderFramer} on {@link DubboHeader#LAYOUT} (the same framing as the
+ * standalone decoder), and the codec gets one whole frame at a time, so that:
  * <ul>
  *   <li>bytes of an incomplete frame are kept for the next read without calling the codec (nothing is decoded
  *       twice), and Dubbo's codec never returns a {@link MultiMessage} (one is unpacked anyway, should it);</li>
@@ -37,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Input that does not start with Dubbo's magic is refused as soon as its first byte differs, with a
  * {@link DubboCodecException} naming the bytes: the transport closes the connection with that reason, and every byte
- * after it is discarded without output, as the standalone decoder does. It never reaches Dubbo's codec, whose telnet
+ * after it is discarded without output. It never reaches Dubbo's codec, whose telnet
  * fallback copied every buffered byte on each read while waiting for a line end (quadratic work for trickled garbage,
  * and no close). A codec failure on a frame propagates the same way.
  *
@@ -48,22 +50,11 @@ import org.slf4j.LoggerFactory;
 final class DubboFrameDecoder implements FrameDecoder {
     private static final Logger log = LoggerFactory.getLogger(DubboFrameDecoder.class);
 
-    static final int HEADER_LENGTH = 16;
-    static final byte MAGIC_HIGH = (byte) 0xda;
-    static final byte MAGIC_LOW = (byte) 0xbb;
-    static final int FLAG_REQUEST = 0x80;
-    static final int FLAG_TWOWAY = 0x40;
-    static final int FLAG_EVENT = 0x20;
-    /** Largest body a frame can have when the payload check is disabled: the frame must fit one buffer. */
-    private static final long MAX_BODY = Integer.MAX_VALUE - HEADER_LENGTH;
-
     private final Codec2 codec;
     private final int payloadLimit;
     private final Supplier<? extends Channel> channel;
-    /** Body bytes of an oversized frame still to drop. */
-    private long skip;
-    /** Set after a wrong magic: every later byte is discarded while the transport closes the connection. */
-    private boolean unusable;
+    /** Cuts frames, refuses a wrong magic and skips the bodies of frames refused from their header. */
+    private final HeaderFramer framer;
 
     /**
      * @param codec Dubbo's codec for the endpoint's URL
@@ -74,59 +65,45 @@ final class DubboFrameDecoder implements FrameDecoder {
         this.codec = codec;
         this.payloadLimit = payloadLimit;
         this.channel = channel;
+        this.framer = new HeaderFramer(DubboHeader.LAYOUT, payloadLimit, new Frames());
     }
 
     @Override
     public void decode(ByteBuf in, List<Object> out) {
-        if (unusable) {
-            in.skipBytes(in.readableBytes());
-            return;
-        }
-        while (in.isReadable()) {
-            if (skip > 0) {
-                int n = (int) Math.min(skip, in.readableBytes());
-                in.skipBytes(n);
-                skip -= n;
-                continue;
-            }
-            int start = in.readerIndex();
-            int readable = in.readableBytes();
-            if (in.getByte(start) != MAGIC_HIGH || (readable > 1 && in.getByte(start + 1) != MAGIC_LOW)) {
-                String message = "Not a Dubbo frame from " + channel.get() + ": wrong magic, expected 0xdabb, got 0x"
-                        + ByteBufUtil.hexDump(in, start, Math.min(readable, 2)) + " (next bytes: "
-                        + ByteBufUtil.hexDump(in, start, Math.min(readable, 16)) + "); closing the connection";
-                // The stream cannot be resynchronised: drop what is buffered and everything after.
-                unusable = true;
-                in.skipBytes(readable);
-                throw new DubboCodecException(message);
-            }
-            if (readable < HEADER_LENGTH) {
-                return;
-            }
-            int declared = in.getInt(start + 12);
-            if (declared < 0) {
-                rejected(in, start, declared, 0, "Invalid body length " + declared + " in frame header", out);
-                continue;
-            }
-            long bodyLength = declared;
-            if (payloadLimit > 0 && bodyLength > payloadLimit) {
-                oversized(in, start, bodyLength, out);
-                continue;
-            }
-            if (bodyLength > MAX_BODY) {
-                throw new FrameTooLargeException(bodyLength, MAX_BODY, "Inbound Dubbo frame body");
-            }
-            int frameLength = HEADER_LENGTH + (int) bodyLength;
-            if (readable < frameLength) {
-                return;
-            }
+        framer.decode(in, out);
+    }
+
+    /** The adapter's side of {@link HeaderFramer}: Dubbo's codec decodes each whole frame. Event loop only. */
+    private final class Frames implements HeaderFramer.Frames {
+        @Override
+        public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {
+            int frameLength = DubboHeader.LENGTH + bodyLength;
             // The codec sees exactly one frame: a slice shares the bytes (no copy) and needs no release of its own.
             ByteBuf frame = in.slice(start, frameLength);
             if (!decodeWithCodec(frame, out)) {
                 throw new IllegalStateException("Dubbo codec asked for more input on a complete " + frameLength
                         + "-byte frame from " + channel.get());
             }
-            in.readerIndex(start + frameLength);
+        }
+
+        @Override
+        public void refused(ByteBuf in, int start, long declared, long limit, List<Object> out) {
+            if (declared < 0) {
+                rejected(in, start, declared, "Invalid body length " + declared + " in frame header", out);
+            } else if (payloadLimit <= 0) {
+                // No payload limit: only what one buffer can hold. Dubbo's codec would not cope either.
+                throw HeaderFramer.tooLarge(declared, limit, "Inbound Dubbo frame body");
+            } else {
+                boolean request = (in.getByte(start + 2) & DubboHeader.FLAG_REQUEST) != 0;
+                rejected(in, start, declared, new FrameTooLargeException(declared, payloadLimit,
+                        request ? "Request body" : "Response body").getMessage(), out);
+            }
+        }
+
+        @Override
+        public RuntimeException badMagic(String detail) {
+            // Dubbo would hand these bytes to its telnet codec, which copies all of them on every read.
+            return new DubboCodecException("Not a Dubbo frame from " + channel.get() + ": " + detail);
         }
     }
 
@@ -157,23 +134,15 @@ final class DubboFrameDecoder implements FrameDecoder {
         return true;
     }
 
-    private void oversized(ByteBuf in, int start, long bodyLength, List<Object> out) {
-        boolean request = (in.getByte(start + 2) & FLAG_REQUEST) != 0;
-        rejected(in, start, bodyLength, bodyLength, new FrameTooLargeException(bodyLength, payloadLimit,
-                request ? "Request body" : "Response body").getMessage(), out);
-    }
-
     /**
      * Reports a frame refused from its header (a broken two-way request, a {@code CLIENT_ERROR} response, nothing for
-     * one-way requests and events) and skips its header and {@code skipBody} body bytes.
+     * one-way requests and events); the framer skips it.
      */
-    private void rejected(ByteBuf in, int start, long bodyLength, long skipBody, String why, List<Object> out) {
+    private void rejected(ByteBuf in, int start, long bodyLength, String why, List<Object> out) {
         int flag = in.getByte(start + 2);
         long id = in.getLong(start + 4);
-        in.skipBytes(HEADER_LENGTH);
-        skip = skipBody;
-        boolean request = (flag & FLAG_REQUEST) != 0;
-        boolean event = (flag & FLAG_EVENT) != 0;
+        boolean request = (flag & DubboHeader.FLAG_REQUEST) != 0;
+        boolean event = (flag & DubboHeader.FLAG_EVENT) != 0;
         log.warn("Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength, channel.get(),
                 why);
         if (!request) {
@@ -182,7 +151,7 @@ final class DubboFrameDecoder implements FrameDecoder {
             res.setStatus(Response.CLIENT_ERROR);
             res.setErrorMessage(why);
             out.add(res);
-        } else if ((flag & FLAG_TWOWAY) != 0 && !event) {
+        } else if ((flag & DubboHeader.FLAG_TWO_WAY) != 0 && !event) {
             Request req = new Request(id);
             req.setVersion(Version.getProtocolVersion());
             req.setTwoWay(true);
