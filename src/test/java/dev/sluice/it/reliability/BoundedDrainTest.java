@@ -52,7 +52,7 @@ class BoundedDrainTest {
         }
 
         @Override
-        public FrameDecoder newDecoder() {
+        public FrameDecoder newDecoder(Connection connection) {
             return (in, out) -> {
                 while (in.readableBytes() >= 12) {
                     int ri = in.readerIndex();

@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Connection;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.codec.Codec;
 import dev.sluice.transport.codec.FrameDecoder;
@@ -44,7 +45,7 @@ public final class DubboCodec implements Codec {
     }
 
     @Override
-    public FrameDecoder newDecoder() {
+    public FrameDecoder newDecoder(Connection connection) {
         return new DubboDecoder(payloadLimit, allowlist, resolver, deferResponseValues, hessian2);
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.transport.codec;
 
+import dev.sluice.transport.Connection;
 import dev.sluice.transport.FrameTooLargeException;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
@@ -52,7 +53,7 @@ public final class LengthFieldFrames implements Codec {
     }
 
     @Override
-    public FrameDecoder newDecoder() {
+    public FrameDecoder newDecoder(Connection connection) {
         HeaderFramer framer = new HeaderFramer(layout, maxBody, new HeaderFramer.Frames() {
             @Override
             public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {

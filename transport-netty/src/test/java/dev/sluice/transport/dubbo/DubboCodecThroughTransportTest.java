@@ -240,6 +240,16 @@ class DubboCodecThroughTransportTest {
         public CompletableFuture<Void> closeFuture() {
             return CompletableFuture.completedFuture(null);
         }
+
+        @Override
+        public boolean inEventLoop() {
+            return false; // a test thread, never an event loop
+        }
+
+        @Override
+        public java.util.concurrent.Executor executor() {
+            return Runnable::run;
+        }
     }
 
     /** The endpoint's view: records sent and received messages. */
