@@ -1,5 +1,6 @@
 package dev.sluice.it.dubbo;
 
+import dev.sluice.it.harness.CallLoad;
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
 import java.time.LocalDate;
@@ -9,12 +10,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -157,55 +156,15 @@ public final class DubboTransportScenario {
 
         /** The four dubbo-benchmark methods from 32 threads; every answer is checked. */
         private void load() throws Exception {
-            int total = THREADS * callsPerThread;
-            long[] latencies = new long[total];
-            AtomicInteger errors = new AtomicInteger();
-            AtomicReference<String> firstError = new AtomicReference<>();
-            CountDownLatch go = new CountDownLatch(1);
-            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-            List<Future<?>> done = new ArrayList<>();
-            long wallStart;
-            try {
-                for (int t = 0; t < THREADS; t++) {
-                    int thread = t;
-                    done.add(pool.submit(() -> {
-                        go.await();
-                        for (int i = 0; i < callsPerThread; i++) {
-                            int index = thread * callsPerThread + i;
-                            long start = System.nanoTime();
-                            String problem;
-                            try {
-                                problem = oneCall(consumer.users, index);
-                            } catch (RuntimeException e) {
-                                problem = e.toString();
-                            }
-                            latencies[index] = System.nanoTime() - start;
-                            if (problem != null) {
-                                errors.incrementAndGet();
-                                firstError.compareAndSet(null, "call " + index + ": " + problem);
-                            }
-                        }
-                        return null;
-                    }));
-                }
-                wallStart = System.nanoTime();
-                go.countDown();
-                for (Future<?> f : done) {
-                    f.get(60, TimeUnit.SECONDS);
-                }
-            } finally {
-                pool.shutdownNow();
-            }
-            long wallMs = millisSince(wallStart);
-            Arrays.sort(latencies);
-            if (errors.get() > 0) {
-                Scenario.fail("load", errors.get() + " of " + total + " calls failed; first: " + firstError.get());
+            CallLoad.Result load = CallLoad.run(THREADS, callsPerThread, index -> oneCall(consumer.users, index));
+            if (load.errors() > 0) {
+                Scenario.fail("load", load.failureSummary());
                 return;
             }
-            Scenario.ok("load", "count", total, "errors", 0, "threads", THREADS,
-                    "p50us", latencies[total / 2] / 1000,
-                    "p99us", latencies[Math.min(total - 1, (int) (total * 0.99))] / 1000,
-                    "wallms", wallMs);
+            Scenario.ok("load", "count", load.count(), "errors", 0, "threads", THREADS,
+                    "p50us", load.p50Micros(),
+                    "p99us", load.p99Micros(),
+                    "wallms", load.wallMillis());
         }
 
         /** Returns null when the answer is right, else what was wrong. */
