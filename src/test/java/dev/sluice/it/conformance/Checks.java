@@ -1,4 +1,4 @@
-package dev.sluice.it.interop;
+package dev.sluice.it.conformance;
 
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.TypesChecks;
@@ -16,11 +16,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Used on the scenario's main thread; the names are shared with the tests through {@link #typesNames()}.
  */
-final class InteropChecks {
+final class Checks {
     /** Prefix of the {@link TypesChecks} results. */
     static final String TYPES = "types.";
 
-    private InteropChecks() {
+    private Checks() {
     }
 
     /** A check that only passes or throws. */

@@ -1,6 +1,6 @@
-package dev.sluice.it.interop;
+package dev.sluice.it.conformance;
 
-import static dev.sluice.it.interop.InteropChecks.require;
+import static dev.sluice.it.conformance.Checks.require;
 
 import dev.sluice.it.harness.CallLoad;
 import java.util.List;
@@ -32,21 +32,21 @@ final class UserServiceChecks {
 
     /** Each method once, then the concurrent mix; one result line each. */
     static void run(UserService users, int threads, int callsPerThread) {
-        InteropChecks.check(EXIST, () -> {
+        Checks.check(EXIST, () -> {
             require(users.existUser("7"), "existUser(\"7\") is false");
             require(!users.existUser("3"), "existUser(\"3\") is true");
             require(users.existUser(""), "existUser(\"\") is false");
         });
-        InteropChecks.check(CREATE, () -> require(users.createUser(EXPECTED.getUser(42)), "createUser returned false"));
-        InteropChecks.check(GET, () -> {
+        Checks.check(CREATE, () -> require(users.createUser(EXPECTED.getUser(42)), "createUser returned false"));
+        Checks.check(GET, () -> {
             String problem = checkUser(users.getUser(7), 7, "");
             require(problem == null, problem);
         });
-        InteropChecks.check(LIST, () -> {
+        Checks.check(LIST, () -> {
             String problem = checkPage(users.listUser(3), 3);
             require(problem == null, problem);
         });
-        InteropChecks.measure(LOAD, () -> load(users, threads, callsPerThread));
+        Checks.measure(LOAD, () -> load(users, threads, callsPerThread));
     }
 
     /** {@code threads} threads, each making {@code callsPerThread} calls cycling through the four methods. */
@@ -71,7 +71,7 @@ final class UserServiceChecks {
     }
 
     /** Null when the answer of call {@code n} is right, else what is wrong. */
-    private static String oneCall(UserService users, int n) {
+    static String oneCall(UserService users, int n) {
         switch (n % 4) {
             case 0: {
                 String email = String.valueOf(n);

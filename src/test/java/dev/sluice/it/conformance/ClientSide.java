@@ -1,0 +1,65 @@
+package dev.sluice.it.conformance;
+
+import dev.sluice.it.rpc.model.TypesService;
+import org.apache.dubbo.benchmark.service.UserService;
+
+/**
+ * The calling side of a {@link Pairing}, as {@link ConformanceChecks} sees it: proxies of the services the
+ * {@link ServerSide} serves, and the caller's attachment API. {@link SluiceClientSide} is the standalone client,
+ * {@link DubboConsumerSide} a real Dubbo consumer over a named Transporter.
+ *
+ * <p>Built and closed on the scenario's main thread; the proxies may be called from any thread.
+ */
+interface ClientSide extends AutoCloseable {
+    /** Application name of the consumer and its Dubbo attachment {@code remote.application}. */
+    String APPLICATION = "sluice-interop-consumer";
+
+    /** The unversioned TypesService; {@code fire} is one-way. */
+    TypesService types();
+
+    /** TypesService of {@code version} and {@code group} (null: none) at the main server. */
+    TypesService types(String version, String group);
+
+    UserService users();
+
+    /** Sets a request attachment of the next call this thread makes. */
+    void attach(String key, Object value);
+
+    /** A response attachment of the last call this thread made. */
+    Object responseAttachment(String key);
+
+    /**
+     * Fails unless the client holds no call waiting for a response (after a one-way call). A Dubbo consumer has no
+     * public view of its pending calls: nothing to check there.
+     */
+    void requireNothingPending();
+
+    /** Fails unless {@code refusal} is this client's typed error for a call the server refused. */
+    void requireTypedRefusal(RuntimeException refusal);
+
+    /** Name prefix of the event-loop threads that carry this client's calls. */
+    String eventLoopThread();
+
+    /**
+     * A second client of TypesService {@code version} at {@code port}, on a connection of its own; with heartbeats
+     * when {@code heartbeats}, so it keeps a connection the server would close when idle.
+     */
+    Peer peer(String host, int port, String version, boolean heartbeats);
+
+    /** Heartbeat period of {@link #peer} with heartbeats, for the metrics. */
+    long heartbeatMillis();
+
+    /** A client of its own, see {@link #peer}. */
+    interface Peer extends AutoCloseable {
+        TypesService types();
+
+        /** Fails unless the client still considers its server usable. */
+        void requireConnected();
+
+        @Override
+        void close();
+    }
+
+    @Override
+    void close();
+}
