@@ -34,17 +34,17 @@ enum Check {
     VERSION_UNKNOWN(p -> true, "version-group.unknown"),
     /** {@code $echo}: every Dubbo consumer proxy implements Dubbo's {@code EchoService}. */
     ECHO_SERVICE(Pairing::dubboConsumer, "echo-service"),
-    USERS(p -> true, UserServiceChecks.NAMES),
     /** Dubbo's {@code payload} setting on both ends: the limit is Dubbo's, enforced by both Transporters. */
     PAYLOAD_LIMIT(p -> p.dubboConsumer() && p.dubboProvider(), "payload.limit"),
     /** A consumer's own smaller limit skips the oversized response; asked of the {@code sluice} client only. */
     CLIENT_LIMIT(p -> p.dubboConsumerOnSluice() && p.dubboProvider(), "payload.client-limit"),
     /**
-     * On a server and clients of its own, idle for 2 s: the child runs it on a thread of its own alongside the light
-     * checks from {@link #TYPES} up to {@link #USERS} (their traffic never touches its connections), and waits for
-     * it before the UserService load.
+     * On a server port and client connections of its own, idle for 2 s: the child runs it on a thread of its own
+     * alongside the checks from {@link #TYPES} to here (their traffic never touches its connections), and waits for
+     * it before the CPU-heavy UserService load, which could starve its heartbeats.
      */
     HEARTBEAT(p -> true, "heartbeat.connection-stays-up"),
+    USERS(p -> true, UserServiceChecks.NAMES),
     /** Dubbo's readonly and writeable events without a close: the standalone client refuses, then calls again. */
     READONLY_WRITEABLE(p -> p.sluiceClient() && p.dubboProvider(), "readonly.client-stops-calling",
             "writeable.client-resumes"),

@@ -41,15 +41,15 @@ interface ClientSide extends AutoCloseable {
     String eventLoopThread();
 
     /**
-     * A second client of TypesService {@code version} at {@code port}, on a connection of its own; with heartbeats
-     * when {@code heartbeats}, so it keeps a connection the server would close when idle.
+     * A second client of TypesService {@code version} at {@code port} of the same host, on a connection of its own;
+     * with heartbeats when {@code heartbeats}, so it keeps a connection the server would close when idle.
      */
-    Peer peer(String host, int port, String version, boolean heartbeats);
+    Peer peer(int port, String version, boolean heartbeats);
 
     /** Heartbeat period of {@link #peer} with heartbeats, for the metrics. */
     long heartbeatMillis();
 
-    /** A client of its own, see {@link #peer}. */
+    /** A second client with a connection of its own, see {@link #peer}; closing it closes the connection. */
     interface Peer extends AutoCloseable {
         TypesService types();
 

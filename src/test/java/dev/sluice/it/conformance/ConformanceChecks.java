@@ -310,7 +310,7 @@ final class ConformanceChecks {
      */
     private Object[] heartbeat() throws Exception {
         try (ServerSide.HeartbeatServer hbServer = server.startHeartbeatServer();
-             ClientSide.Peer hb = client.peer(host, hbServer.port(), ServerSide.HeartbeatServer.VERSION, true)) {
+             ClientSide.Peer hb = client.peer(hbServer.port(), ServerSide.HeartbeatServer.VERSION, true)) {
             int port = hbServer.port();
             require("hb:a".equals(hb.types().echo("a")), "first call");
             Set<Integer> hbPorts = TcpConnections.clientPorts(port);
@@ -318,7 +318,7 @@ final class ConformanceChecks {
             int clientPort = hbPorts.iterator().next();
             Set<Integer> controlPorts;
             int heartbeats;
-            try (ClientSide.Peer control = client.peer(host, port, ServerSide.HeartbeatServer.VERSION, false)) {
+            try (ClientSide.Peer control = client.peer(port, ServerSide.HeartbeatServer.VERSION, false)) {
                 require("hb:c".equals(control.types().echo("c")), "control call");
                 controlPorts = TcpConnections.clientPorts(port);
                 controlPorts.removeAll(hbPorts);

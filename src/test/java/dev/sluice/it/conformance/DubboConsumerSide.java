@@ -106,19 +106,19 @@ final class DubboConsumerSide implements ClientSide {
 
     @Override
     @SuppressWarnings("deprecation") // ReferenceConfig.getInvoker(), as in available()
-    public Peer peer(String host, int port, String version, boolean heartbeats) {
+    public Peer peer(int port, String version, boolean heartbeats) {
         Map<String, String> params = new HashMap<>();
         if (heartbeats) {
             params.put("heartbeat", Integer.toString(HEARTBEAT_MS));
             params.put("dubbo.application.least-reconnect-duration", "100");
         }
         ReferenceConfig<TypesService> ref = DubboNodes.reference(TypesService.class, version, null);
-        DubboNodes.Consumer peer = DubboNodes.Consumer.start(heartbeats ? "heartbeat" : "no-heartbeat", transporter,
-                host, port, TIMEOUT_MS, params, true, List.of(ref));
+        ref.setId(heartbeats ? "heartbeat" : "no-heartbeat");
+        TypesService service = node.refer(ref, port, params);
         return new Peer() {
             @Override
             public TypesService types() {
-                return ref.get();
+                return service;
             }
 
             @Override
@@ -128,7 +128,7 @@ final class DubboConsumerSide implements ClientSide {
 
             @Override
             public void close() {
-                peer.stop();
+                ref.destroy();
             }
         };
     }

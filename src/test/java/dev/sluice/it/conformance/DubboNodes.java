@@ -45,22 +45,26 @@ final class DubboNodes {
         return reference;
     }
 
-    /** A provider exporting some services on one port. */
+    /** Protocol {@code dubbo} on {@code port} with {@code server=transporter}; {@code params} go on its URL. */
+    static ProtocolConfig protocol(String transporter, int port, Map<String, String> params) {
+        ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
+        protocol.setId("dubbo-" + port);
+        protocol.setServer(transporter);
+        protocol.setParameters(params);
+        return protocol;
+    }
+
+    /** A provider exporting some services on one or more ports. */
     static final class Provider {
         final FrameworkModel model;
         final DubboBootstrap bootstrap;
-        final int port;
 
-        private Provider(String transporter, int port, Map<String, String> params, List<ServiceConfig<?>> services) {
-            this.port = port;
+        private Provider(List<ProtocolConfig> protocols, List<ServiceConfig<?>> services) {
             this.model = new FrameworkModel();
-            ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
-            protocol.setServer(transporter);
-            protocol.setParameters(params);
             DubboBootstrap boot = DubboBootstrap.newInstance(model)
                     .application(DubboPeers.application("sluice-it-provider"))
                     .registry(DubboPeers.noRegistry())
-                    .protocol(protocol);
+                    .protocols(protocols);
             services.forEach(boot::service);
             this.bootstrap = boot.start();
         }
@@ -68,7 +72,12 @@ final class DubboNodes {
         /** Exports {@code services} on {@code port} with {@code server=transporter}; {@code params} go on the URL. */
         static Provider start(String transporter, int port, Map<String, String> params,
                 List<ServiceConfig<?>> services) {
-            return new Provider(transporter, port, params, services);
+            return new Provider(List.of(protocol(transporter, port, params)), services);
+        }
+
+        /** Exports each service on the protocols it names ({@link ServiceConfig#setProtocols}). */
+        static Provider start(List<ProtocolConfig> protocols, List<ServiceConfig<?>> services) {
+            return new Provider(protocols, services);
         }
 
         /** The connections the provider's server holds right now (Dubbo's view, through the Transporter). */
@@ -97,28 +106,25 @@ final class DubboNodes {
         }
     }
 
-    /** A consumer of some references, all to one provider address. */
+    /** A consumer of some references to provider addresses. */
     static final class Consumer {
         final FrameworkModel model;
         final DubboBootstrap bootstrap;
+        private final String transporter;
+        private final String host;
+        private final int timeoutMillis;
 
         private Consumer(String application, String transporter, String host, int port, int timeoutMillis,
                 Map<String, String> params, boolean dedicatedConnection, List<ReferenceConfig<?>> references) {
             this.model = new FrameworkModel();
+            this.transporter = transporter;
+            this.host = host;
+            this.timeoutMillis = timeoutMillis;
             DubboBootstrap boot = DubboBootstrap.newInstance(model)
                     .application(DubboPeers.application(application))
                     .registry(DubboPeers.noRegistry());
             for (ReferenceConfig<?> ref : references) {
-                ref.setUrl(DubboPeers.consumerUrl(host, port));
-                ref.setClient(CLIENT_BY_PROPERTY.equals(transporter) ? null : transporter);
-                ref.setCheck(false);
-                ref.setScope("remote");
-                ref.setTimeout(timeoutMillis);
-                ref.setRetries(0);
-                ref.setParameters(params);
-                if (dedicatedConnection) {
-                    ref.setConnections(1);
-                }
+                configure(ref, port, params, dedicatedConnection);
                 boot.reference(ref);
             }
             this.bootstrap = boot.start();
@@ -134,6 +140,29 @@ final class DubboNodes {
                 Map<String, String> params, boolean dedicatedConnection, List<ReferenceConfig<?>> references) {
             return new Consumer(application, transporter, host, port, timeoutMillis, params, dedicatedConnection,
                     references);
+        }
+
+        /**
+         * Adds {@code ref} to this running consumer, at {@code port} of the same host and on a connection of its own
+         * ({@code connections=1}); {@link ReferenceConfig#destroy()} closes it.
+         */
+        <T> T refer(ReferenceConfig<T> ref, int port, Map<String, String> params) {
+            configure(ref, port, params, true);
+            bootstrap.reference(ref);
+            return ref.get();
+        }
+
+        private void configure(ReferenceConfig<?> ref, int port, Map<String, String> params, boolean dedicated) {
+            ref.setUrl(DubboPeers.consumerUrl(host, port));
+            ref.setClient(CLIENT_BY_PROPERTY.equals(transporter) ? null : transporter);
+            ref.setCheck(false);
+            ref.setScope("remote");
+            ref.setTimeout(timeoutMillis);
+            ref.setRetries(0);
+            ref.setParameters(params);
+            if (dedicated) {
+                ref.setConnections(1);
+            }
         }
 
         void stop() {

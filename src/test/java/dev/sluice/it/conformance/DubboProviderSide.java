@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.dubbo.benchmark.service.UserService;
 import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
+import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.remoting.Channel;
 import org.apache.dubbo.remoting.exchange.support.header.HeartbeatHandler;
@@ -24,9 +25,9 @@ import org.apache.dubbo.rpc.GracefulShutdown;
 
 /**
  * A real Dubbo 3.3.6 provider as the answering side ({@link DubboNodes.Provider}), with {@code server=} the
- * Transporter named by the pairing. Its heartbeat server is a provider of its own with {@code heartbeat=300}: Dubbo
- * closes connections without traffic for 3 x 300 ms, and counts the heartbeats it reads through Dubbo's own
- * read-timestamp attribute of the connection.
+ * Transporter named by the pairing. Its heartbeat server is a second port of the same provider with
+ * {@code heartbeat=300}: Dubbo closes connections without traffic there for 3 x 300 ms, and counts the heartbeats it
+ * reads through Dubbo's own read-timestamp attribute of the connection.
  *
  * <p>Built and closed on the scenario's main thread.
  */
@@ -35,6 +36,7 @@ final class DubboProviderSide implements ServerSide {
 
     private final String transporter;
     private final int port = DubboPeers.freePort();
+    private final int heartbeatPort = otherFreePort(port);
     private final AtomicInteger slowCalls = new AtomicInteger();
     private final TypesServiceImpl types = new TypesServiceImpl(ServiceContexts.DUBBO,
             CompletableFuture.delayedExecutor(0, TimeUnit.MILLISECONDS)) {
@@ -55,16 +57,32 @@ final class DubboProviderSide implements ServerSide {
         start();
     }
 
-    /** Exports the services on {@link #port()} again (after {@link #closeGracefully}). */
+    /** Exports the services on {@link #port()} (and the heartbeat server's) again, after {@link #closeGracefully}. */
     void start() {
         require(provider == null, "the provider is running");
+        ProtocolConfig main = DubboNodes.protocol(transporter, port, Map.of());
+        ProtocolConfig idleClosing = DubboNodes.protocol(transporter, heartbeatPort,
+                Map.of("heartbeat", Integer.toString(HEARTBEAT_MS)));
         ServiceConfig<UserService> users = DubboPeers.service(UserService.class, new UserServiceServerImpl());
         users.setFilter("-default"); // as dubbo-benchmark's provider.xml
-        provider = DubboNodes.Provider.start(transporter, port, Map.of(), List.of(
+        List<ServiceConfig<?>> services = List.of(
                 DubboNodes.service(TypesService.class, types, null, null),
                 DubboNodes.service(TypesService.class, prefixed("v1:"), "1.0", null),
                 DubboNodes.service(TypesService.class, prefixed("v2a:"), "2.0", "a"),
-                users));
+                users,
+                DubboNodes.service(TypesService.class, prefixed("hb:"), HeartbeatServer.VERSION, null));
+        for (ServiceConfig<?> service : services) {
+            service.setProtocols(List.of(HeartbeatServer.VERSION.equals(service.getVersion()) ? idleClosing : main));
+        }
+        provider = DubboNodes.Provider.start(List.of(main, idleClosing), services);
+    }
+
+    private static int otherFreePort(int taken) {
+        int free = DubboPeers.freePort();
+        while (free == taken) {
+            free = DubboPeers.freePort();
+        }
+        return free;
     }
 
     boolean running() {
@@ -124,16 +142,14 @@ final class DubboProviderSide implements ServerSide {
         return Duration.ofSeconds(20);
     }
 
+    /** The provider's second port, exported with the others; closed with them. */
     @Override
     public HeartbeatServer startHeartbeatServer() {
-        int hbPort = DubboPeers.freePort();
-        DubboNodes.Provider hb = DubboNodes.Provider.start(transporter, hbPort,
-                Map.of("heartbeat", Integer.toString(HEARTBEAT_MS)),
-                List.of(DubboNodes.service(TypesService.class, prefixed("hb:"), HeartbeatServer.VERSION, null)));
+        DubboNodes.Provider hb = provider;
         return new HeartbeatServer() {
             @Override
             public int port() {
-                return hbPort;
+                return heartbeatPort;
             }
 
             /** Samples the read timestamp of the client's connection every 20 ms; each new value is one read. */
@@ -158,7 +174,7 @@ final class DubboProviderSide implements ServerSide {
 
             @Override
             public void close() {
-                hb.stop();
+                // the port stays with the provider and closes with it
             }
         };
     }

@@ -38,7 +38,7 @@ interface ServerSide extends AutoCloseable {
     Duration closeLimit();
 
     /**
-     * A server of its own on a new port that closes connections idle for about 1 s, serving TypesService version
+     * A server on a port of its own that closes connections idle for about 1 s, serving TypesService version
      * {@link HeartbeatServer#VERSION} with answers prefixed {@code hb:}.
      */
     HeartbeatServer startHeartbeatServer();

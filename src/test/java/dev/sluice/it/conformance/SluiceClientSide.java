@@ -21,9 +21,11 @@ final class SluiceClientSide implements ClientSide {
     private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(1);
 
     final SluiceClient client;
+    private final String host;
     private final TypesService types;
 
     SluiceClientSide(String host, int port) {
+        this.host = host;
         client = connect(host, port, false);
         types = client.reference(TypesService.class).oneWay("fire").proxy();
     }
@@ -80,7 +82,7 @@ final class SluiceClientSide implements ClientSide {
     }
 
     @Override
-    public Peer peer(String host, int port, String version, boolean heartbeats) {
+    public Peer peer(int port, String version, boolean heartbeats) {
         SluiceClient peer = connect(host, port, heartbeats);
         TypesService service = peer.reference(TypesService.class).version(version).proxy();
         return new Peer() {
