@@ -23,7 +23,7 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
  * <p>Runs in the child JVM, on the scenario's thread.
  */
 final class DubboNodes {
-    /** Client Transporter name meaning: select {@code sluice} with the system property {@code dubbo.consumer.client}. */
+    /** Client Transporter name: select {@code sluice} with the system property {@code dubbo.consumer.client}. */
     static final String CLIENT_BY_PROPERTY = "sluice-by-property";
 
     private DubboNodes() {}
