@@ -41,6 +41,9 @@ class ConformanceTest {
                 .timeout(Duration.ofSeconds(120))
                 .run();
         System.out.println(pairing + ": " + result);
+        List<Check> skipped = new ArrayList<>(List.of(Check.values()));
+        skipped.removeAll(pairing.checks());
+        System.out.println(pairing + ": checks that do not apply (see Check): " + skipped);
 
         List<String> required = new ArrayList<>(pairing.resultNames());
         required.add(Scenario.LEAK_GATE);
