@@ -50,14 +50,31 @@ interface ClientSide extends AutoCloseable {
     long heartbeatMillis();
 
     /** A second client with a connection of its own, see {@link #peer}; closing it closes the connection. */
-    interface Peer extends AutoCloseable {
-        TypesService types();
+    final class Peer implements AutoCloseable {
+        private final TypesService types;
+        private final Runnable requireConnected;
+        private final Runnable close;
+
+        /** {@code requireConnected} fails unless the client still considers its server usable. */
+        Peer(TypesService types, Runnable requireConnected, Runnable close) {
+            this.types = types;
+            this.requireConnected = requireConnected;
+            this.close = close;
+        }
+
+        TypesService types() {
+            return types;
+        }
 
         /** Fails unless the client still considers its server usable. */
-        void requireConnected();
+        void requireConnected() {
+            requireConnected.run();
+        }
 
         @Override
-        void close();
+        public void close() {
+            close.run();
+        }
     }
 
     @Override

@@ -46,105 +46,6 @@ final class ConformanceChecks {
             case TYPES:
                 Checks.types(s);
                 break;
-            case ATTACHMENTS_TO_PROVIDER:
-                check(check.resultName(), () -> {
-                    client.attach("trace-id", "abc-123");
-                    String seen = s.attachment("trace-id");
-                    require("abc-123".equals(seen), "the provider saw trace-id=" + seen);
-                });
-                break;
-            case ATTACHMENTS_FROM_PROVIDER:
-                check(check.resultName(), () -> {
-                    client.attach("trace-id", "def-456");
-                    s.attachment("trace-id");
-                    Object served = client.responseAttachment("served");
-                    require("yes:def-456".equals(served), "the caller's response attachments have served=" + served);
-                    for (Map.Entry<String, String> own : server.ownResponseAttachments().entrySet()) {
-                        Object value = client.responseAttachment(own.getKey());
-                        require(own.getValue().equals(value), "no " + own.getKey() + "=" + own.getValue()
-                                + " from the provider: " + own.getKey() + "=" + value);
-                    }
-                });
-                break;
-            case ATTACHMENTS_FIXED:
-                check(check.resultName(), () -> {
-                    TypesService fixed = ((SluiceClientSide) client).client.reference(TypesService.class)
-                            .attachment("fixed", "f").proxy();
-                    require("f".equals(fixed.attachment("fixed")), "fixed attachment not sent");
-                    require("f".equals(fixed.attachment("fixed")), "fixed attachment not sent again");
-                });
-                break;
-            case ATTACHMENTS_DUBBO_BUILTIN:
-                check(check.resultName(), () -> {
-                    String app = s.attachment("remote.application");
-                    require(ClientSide.APPLICATION.equals(app), "remote.application=" + app);
-                    String iface = s.attachment("interface");
-                    require(TypesService.class.getName().equals(iface), "interface=" + iface);
-                });
-                break;
-            case ATTACHMENTS_PER_CALL:
-                check(check.resultName(), () -> {
-                    client.attach("once", "1");
-                    require("1".equals(s.attachment("once")), "first call did not carry the attachment");
-                    String again = s.attachment("once");
-                    require(again == null, "an attachment of the previous call leaked into the next: " + again);
-                });
-                break;
-            case ATTACHMENTS_VALUES:
-                check(check.resultName(), () -> attachmentValues(s));
-                break;
-            case PAYLOAD_LARGE:
-                check(check.resultName(), () -> {
-                    String big = Checks.largeText();
-                    require(big.equals(s.echo(big)), "large string changed on the way");
-                });
-                break;
-            case PAYLOAD_MANY:
-                check(check.resultName(), () -> {
-                    List<Item> items = s.items(5_000);
-                    require(items.size() == 5_000 && "item4999".equals(items.get(4_999).getName()),
-                            "got " + items.size() + " items");
-                });
-                break;
-            case ASYNC_CONCURRENT:
-                check(check.resultName(), () -> asyncConcurrent(s));
-                break;
-            case ONE_WAY:
-                check(check.resultName(), () -> {
-                    s.fire("go");
-                    require(server.types().fired.await(5, TimeUnit.SECONDS),
-                            "the one-way call never ran on the provider");
-                    client.requireNothingPending();
-                });
-                break;
-            case VERSION_ROUTING:
-                check(check.resultName(), () -> {
-                    require("x".equals(s.echo("x")), "unversioned");
-                    require("v1:x".equals(client.types("1.0", null).echo("x")),
-                            "version 1.0 not routed to its implementation");
-                    require("v2a:x".equals(client.types("2.0", "a").echo("x")), "version 2.0 group a not routed");
-                });
-                break;
-            case VERSION_UNKNOWN:
-                check(check.resultName(), () -> {
-                    try {
-                        String answer = client.types("3.0", null).echo("x");
-                        throw new AssertionError("an unknown version answered " + answer);
-                    } catch (RuntimeException e) {
-                        client.requireTypedRefusal(e);
-                        require(String.valueOf(e.getMessage()).contains("3.0"),
-                                "message does not name the version: " + e.getMessage());
-                        require("still".equals(s.echo("still")), "the connection broke after the refused call");
-                    }
-                });
-                break;
-            case ECHO_SERVICE:
-                check(check.resultName(), () -> {
-                    // Every Dubbo proxy implements EchoService; $echo is Dubbo's built-in liveness call.
-                    Object answer = ((EchoService) s).$echo("ping");
-                    require("ping".equals(answer), "$echo answered " + answer);
-                });
-                break;
             case USERS:
                 UserServiceChecks.run(client.users(), Pairing.LOAD_THREADS, pairing.loadCallsPerThread());
                 break;
@@ -166,6 +67,100 @@ final class ConformanceChecks {
             case RESTART:
                 measure(check.resultName(), connection::restart);
                 break;
+            default:
+                check(check.resultName(), call(check, s));
+        }
+    }
+
+    /** The body of a check of calls through {@code s} that prints one result line. */
+    private Checks.Body call(Check check, TypesService s) {
+        switch (check) {
+            case ATTACHMENTS_TO_PROVIDER:
+                return () -> {
+                    client.attach("trace-id", "abc-123");
+                    String seen = s.attachment("trace-id");
+                    require("abc-123".equals(seen), "the provider saw trace-id=" + seen);
+                };
+            case ATTACHMENTS_FROM_PROVIDER:
+                return () -> {
+                    client.attach("trace-id", "def-456");
+                    s.attachment("trace-id");
+                    Object served = client.responseAttachment("served");
+                    require("yes:def-456".equals(served), "the caller's response attachments have served=" + served);
+                    for (Map.Entry<String, String> own : server.ownResponseAttachments().entrySet()) {
+                        Object value = client.responseAttachment(own.getKey());
+                        require(own.getValue().equals(value), "no " + own.getKey() + "=" + own.getValue()
+                                + " from the provider: " + own.getKey() + "=" + value);
+                    }
+                };
+            case ATTACHMENTS_FIXED:
+                return () -> {
+                    TypesService fixed = ((SluiceClientSide) client).client.reference(TypesService.class)
+                            .attachment("fixed", "f").proxy();
+                    require("f".equals(fixed.attachment("fixed")), "fixed attachment not sent");
+                    require("f".equals(fixed.attachment("fixed")), "fixed attachment not sent again");
+                };
+            case ATTACHMENTS_DUBBO_BUILTIN:
+                return () -> {
+                    String app = s.attachment("remote.application");
+                    require(ClientSide.APPLICATION.equals(app), "remote.application=" + app);
+                    String iface = s.attachment("interface");
+                    require(TypesService.class.getName().equals(iface), "interface=" + iface);
+                };
+            case ATTACHMENTS_PER_CALL:
+                return () -> {
+                    client.attach("once", "1");
+                    require("1".equals(s.attachment("once")), "first call did not carry the attachment");
+                    String again = s.attachment("once");
+                    require(again == null, "an attachment of the previous call leaked into the next: " + again);
+                };
+            case ATTACHMENTS_VALUES:
+                return () -> attachmentValues(s);
+            case PAYLOAD_LARGE:
+                return () -> {
+                    String big = Checks.largeText();
+                    require(big.equals(s.echo(big)), "large string changed on the way");
+                };
+            case PAYLOAD_MANY:
+                return () -> {
+                    List<Item> items = s.items(5_000);
+                    require(items.size() == 5_000 && "item4999".equals(items.get(4_999).getName()),
+                            "got " + items.size() + " items");
+                };
+            case ASYNC_CONCURRENT:
+                return () -> asyncConcurrent(s);
+            case ONE_WAY:
+                return () -> {
+                    s.fire("go");
+                    require(server.types().fired.await(5, TimeUnit.SECONDS),
+                            "the one-way call never ran on the provider");
+                    client.requireNothingPending();
+                };
+            case VERSION_ROUTING:
+                return () -> {
+                    require("x".equals(s.echo("x")), "unversioned");
+                    require("v1:x".equals(client.types("1.0", null).echo("x")),
+                            "version 1.0 not routed to its implementation");
+                    require("v2a:x".equals(client.types("2.0", "a").echo("x")), "version 2.0 group a not routed");
+                };
+            case VERSION_UNKNOWN:
+                return () -> {
+                    try {
+                        String answer = client.types("3.0", null).echo("x");
+                        throw new AssertionError("an unknown version answered " + answer);
+                    } catch (RuntimeException e) {
+                        client.requireTypedRefusal(e);
+                        require(String.valueOf(e.getMessage()).contains("3.0"),
+                                "message does not name the version: " + e.getMessage());
+                        require("still".equals(s.echo("still")), "the connection broke after the refused call");
+                    }
+                };
+            case ECHO_SERVICE:
+                return () -> {
+                    // Every Dubbo proxy implements EchoService; $echo is Dubbo's built-in liveness call.
+                    Object answer = ((EchoService) s).$echo("ping");
+                    require("ping".equals(answer), "$echo answered " + answer);
+                };
             default:
                 throw new IllegalArgumentException("not a check body: " + check);
         }

@@ -115,22 +115,8 @@ final class DubboConsumerSide implements ClientSide {
         ReferenceConfig<TypesService> ref = DubboNodes.reference(TypesService.class, version, null);
         ref.setId(heartbeats ? "heartbeat" : "no-heartbeat");
         TypesService service = node.refer(ref, port, params);
-        return new Peer() {
-            @Override
-            public TypesService types() {
-                return service;
-            }
-
-            @Override
-            public void requireConnected() {
-                require(ref.getInvoker().isAvailable(), "heartbeat consumer's invoker unavailable");
-            }
-
-            @Override
-            public void close() {
-                ref.destroy();
-            }
-        };
+        return new Peer(service, () -> require(ref.getInvoker().isAvailable(),
+                "heartbeat consumer's invoker unavailable"), ref::destroy);
     }
 
     @Override

@@ -84,23 +84,8 @@ final class SluiceClientSide implements ClientSide {
     @Override
     public Peer peer(int port, String version, boolean heartbeats) {
         SluiceClient peer = connect(host, port, heartbeats);
-        TypesService service = peer.reference(TypesService.class).version(version).proxy();
-        return new Peer() {
-            @Override
-            public TypesService types() {
-                return service;
-            }
-
-            @Override
-            public void requireConnected() {
-                require(peer.isConnected(), "heartbeat client disconnected");
-            }
-
-            @Override
-            public void close() {
-                peer.close();
-            }
-        };
+        return new Peer(peer.reference(TypesService.class).version(version).proxy(),
+                () -> require(peer.isConnected(), "heartbeat client disconnected"), peer::close);
     }
 
     @Override
