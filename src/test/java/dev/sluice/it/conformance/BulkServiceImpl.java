@@ -1,4 +1,4 @@
-package dev.sluice.it.dubbo;
+package dev.sluice.it.conformance;
 
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;

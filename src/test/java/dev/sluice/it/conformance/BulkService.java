@@ -1,4 +1,4 @@
-package dev.sluice.it.dubbo;
+package dev.sluice.it.conformance;
 
 /**
  * Test service for the Dubbo transport scenarios: sizes on demand (payload limits) and calls held on the provider

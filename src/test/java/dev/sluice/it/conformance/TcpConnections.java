@@ -1,4 +1,4 @@
-package dev.sluice.it.interop;
+package dev.sluice.it.conformance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

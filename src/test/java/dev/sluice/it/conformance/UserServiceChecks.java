@@ -1,18 +1,10 @@
-package dev.sluice.it.interop;
+package dev.sluice.it.conformance;
 
-import static dev.sluice.it.interop.InteropChecks.require;
+import static dev.sluice.it.conformance.Checks.require;
 
-import java.util.ArrayList;
-import java.util.Arrays;
+import dev.sluice.it.harness.CallLoad;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.dubbo.benchmark.bean.Page;
 import org.apache.dubbo.benchmark.bean.User;
 import org.apache.dubbo.benchmark.service.UserService;
@@ -40,80 +32,46 @@ final class UserServiceChecks {
 
     /** Each method once, then the concurrent mix; one result line each. */
     static void run(UserService users, int threads, int callsPerThread) {
-        InteropChecks.check(EXIST, () -> {
+        Checks.check(EXIST, () -> {
             require(users.existUser("7"), "existUser(\"7\") is false");
             require(!users.existUser("3"), "existUser(\"3\") is true");
             require(users.existUser(""), "existUser(\"\") is false");
         });
-        InteropChecks.check(CREATE, () -> require(users.createUser(EXPECTED.getUser(42)), "createUser returned false"));
-        InteropChecks.check(GET, () -> {
+        Checks.check(CREATE, () -> require(users.createUser(EXPECTED.getUser(42)), "createUser returned false"));
+        Checks.check(GET, () -> {
             String problem = checkUser(users.getUser(7), 7, "");
             require(problem == null, problem);
         });
-        InteropChecks.check(LIST, () -> {
+        Checks.check(LIST, () -> {
             String problem = checkPage(users.listUser(3), 3);
             require(problem == null, problem);
         });
-        InteropChecks.measure(LOAD, () -> load(users, threads, callsPerThread));
+        Checks.measure(LOAD, () -> load(users, threads, callsPerThread));
     }
 
     /** {@code threads} threads, each making {@code callsPerThread} calls cycling through the four methods. */
     private static Object[] load(UserService users, int threads, int callsPerThread) throws Exception {
-        long[] latencies = new long[threads * callsPerThread];
-        AtomicInteger errors = new AtomicInteger();
-        AtomicReference<String> firstError = new AtomicReference<>();
-        CyclicBarrier start = new CyclicBarrier(threads + 1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        long wallNanos;
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int base = t * callsPerThread;
-                done.add(pool.submit(() -> {
-                    start.await(30, TimeUnit.SECONDS);
-                    for (int i = 0; i < callsPerThread; i++) {
-                        int n = base + i;
-                        long t0 = System.nanoTime();
-                        String problem;
-                        try {
-                            problem = oneCall(users, n);
-                        } catch (RuntimeException e) {
-                            problem = e.toString();
-                        }
-                        latencies[n] = System.nanoTime() - t0;
-                        if (problem != null) {
-                            errors.incrementAndGet();
-                            firstError.compareAndSet(null, "call " + n + " (method " + n % 4 + "): " + problem);
-                        }
-                    }
-                    return null;
-                }));
+        CallLoad.Result load = CallLoad.run(threads, callsPerThread, n -> {
+            try {
+                String problem = oneCall(users, n);
+                return problem == null ? null : "(method " + n % 4 + ") " + problem;
+            } catch (RuntimeException e) {
+                return "(method " + n % 4 + ") " + e;
             }
-            start.await(30, TimeUnit.SECONDS);
-            long wallStart = System.nanoTime();
-            for (Future<?> f : done) {
-                f.get(120, TimeUnit.SECONDS);
-            }
-            wallNanos = System.nanoTime() - wallStart;
-        } finally {
-            pool.shutdownNow();
-        }
-        require(errors.get() == 0, errors.get() + " of " + latencies.length + " calls failed; first: "
-                + firstError.get());
-        long[] sorted = latencies.clone();
-        Arrays.sort(sorted);
+        });
+        require(load.errors() == 0, load.failureSummary());
         return new Object[] {
-            "calls", sorted.length,
+            "calls", load.count(),
             "threads", threads,
-            "errors", errors.get(),
-            "wallms", TimeUnit.NANOSECONDS.toMillis(wallNanos),
-            "p50us", TimeUnit.NANOSECONDS.toMicros(sorted[sorted.length / 2]),
-            "p99us", TimeUnit.NANOSECONDS.toMicros(sorted[Math.min(sorted.length - 1, sorted.length * 99 / 100)]),
+            "errors", load.errors(),
+            "wallms", load.wallMillis(),
+            "p50us", load.p50Micros(),
+            "p99us", load.p99Micros(),
         };
     }
 
     /** Null when the answer of call {@code n} is right, else what is wrong. */
-    private static String oneCall(UserService users, int n) {
+    static String oneCall(UserService users, int n) {
         switch (n % 4) {
             case 0: {
                 String email = String.valueOf(n);

@@ -1,4 +1,4 @@
-package dev.sluice.it.interop;
+package dev.sluice.it.conformance;
 
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.TypesChecks;
@@ -10,17 +10,18 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Child-side helper of the interop scenarios: runs one named check at a time and reports it as its own
+ * Child-side helper of the conformance suite: runs one named check at a time and reports it as its own
  * {@code RESULT} line ({@code ok ms=…} plus the check's metrics, or {@code FAIL <exception>}), so a broken value
  * type or feature is named precisely and the remaining checks still run.
  *
- * <p>Used on the scenario's main thread; the names are shared with the tests through {@link #typesNames()}.
+ * <p>Used on the scenario's threads (the heartbeat check runs on one of its own); the names are shared with the
+ * tests through {@link #typesNames()}.
  */
-final class InteropChecks {
+final class Checks {
     /** Prefix of the {@link TypesChecks} results. */
     static final String TYPES = "types.";
 
-    private InteropChecks() {
+    private Checks() {
     }
 
     /** A check that only passes or throws. */

@@ -1,4 +1,4 @@
-package dev.sluice.it.interop;
+package dev.sluice.it.conformance;
 
 import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesServiceImpl;
