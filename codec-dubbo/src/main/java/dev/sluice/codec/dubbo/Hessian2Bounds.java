@@ -121,7 +121,7 @@ final class Hessian2Bounds {
                 classDefinition(at);
                 value(depth); // a definition is followed by the value that uses it
             }
-            case 'O' -> object(count(at, "object definition index"), depth, at);
+            case 'O' -> object(index(at, "object definition index"), depth, at);
             case 'H' -> map(depth);
             case 'M' -> {
                 type(at);
@@ -138,7 +138,7 @@ final class Hessian2Bounds {
             case 'W' -> variableList(depth);
             case 'X' -> elements(count(at, "list length"), depth);
             case 'Q' -> {
-                int ref = count(at, "reference");
+                int ref = index(at, "reference");
                 if (ref >= refs) {
                     throw new IllegalArgumentException("hessian2 reference " + ref + " at offset " + at
                             + " points past the " + refs + " lists, maps and objects read so far");
@@ -220,7 +220,7 @@ final class Hessian2Bounds {
             types++;
             return;
         }
-        int ref = count(at, "type reference");
+        int ref = index(at, "type reference");
         if (ref >= types) {
             throw new IllegalArgumentException("hessian2 type reference " + ref + " at offset " + at + " of "
                     + types + " types defined so far");
@@ -229,6 +229,28 @@ final class Hessian2Bounds {
 
     /** A non-negative int that counts something, no larger than the bytes left (each counted thing takes one). */
     private int count(int at, String what) {
+        long v = integer(at, what);
+        if (v < 0 || v > end - pos) {
+            throw new IllegalArgumentException("hessian2 " + what + " " + v + " at offset " + at + " exceeds the "
+                    + (end - pos) + " bytes left in the body");
+        }
+        return (int) v;
+    }
+
+    /**
+     * A non-negative int that points back at something already read (a type, a class definition, an object). Not
+     * bounded by the bytes left: a reference may be the last thing in a body, or in a value cut out of one; the
+     * caller checks it against what has been defined.
+     */
+    private int index(int at, String what) {
+        long v = integer(at, what);
+        if (v < 0) {
+            throw new IllegalArgumentException("hessian2 " + what + " " + v + " at offset " + at + " is negative");
+        }
+        return (int) v;
+    }
+
+    private long integer(int at, String what) {
         int code = u8();
         long v;
         if (code >= 0x80 && code <= 0xbf) {
@@ -245,11 +267,7 @@ final class Hessian2Bounds {
             throw new IllegalArgumentException("hessian2 " + what + " at offset " + at + " is not an int (code 0x"
                     + Integer.toHexString(code) + ")");
         }
-        if (v < 0 || v > end - pos) {
-            throw new IllegalArgumentException("hessian2 " + what + " " + v + " at offset " + at + " exceeds the "
-                    + (end - pos) + " bytes left in the body");
-        }
-        return (int) v;
+        return v;
     }
 
     private static boolean isStringStart(int code) {

@@ -22,7 +22,9 @@ import java.util.Map;
  * references), then read through a {@link SerializerFactory} that asks the {@link ClassAllowlist} before it looks up
  * any class a peer names: a refused name throws {@link ClassNotAllowedException} out of the read, before anything is
  * loaded or initialised. hessian-lite's own {@code java.time} and {@code Locale} handle classes are accepted where the
- * values they stand for are.
+ * values they stand for are. A name the allowlist reads as a substitute (fastjson2's {@code JSONObject} and
+ * {@code JSONArray}, which a Dubbo provider may hold and write back) is read as that JDK map or list, and never looked
+ * up.
  *
  * <p><b>Threads.</b> Thread-safe: reads may run on an event loop or on the thread that waits for a result; each read
  * uses its own {@link Hessian2Input}. Writes run on the sending thread, with that thread's reusable
@@ -137,8 +139,16 @@ final class Hessian2Values {
         @Override
         public Deserializer getDeserializer(String type) throws HessianProtocolException {
             // hessian's own names ("int", "string", "[object", …) carry no dot; arrays come back here per component.
-            if (type != null && type.indexOf('.') >= 0 && type.charAt(0) != '[' && !allowed(type)) {
-                throw new ClassNotAllowedException(type);
+            if (type != null && type.indexOf('.') >= 0 && type.charAt(0) != '[' && !isHandle(type)) {
+                Class<?> c = allowlist.resolveAllowed(type);
+                if (c == null) {
+                    throw new ClassNotAllowedException(type);
+                }
+                if (!c.getName().equals(type)) {
+                    // A name read as another class (fastjson2's JSONObject as a LinkedHashMap, …): build that one,
+                    // never look up the name.
+                    return getDeserializer(c);
+                }
             }
             return super.getDeserializer(type);
         }
@@ -153,10 +163,11 @@ final class Hessian2Values {
         }
 
         private boolean allowed(String name) {
-            if (name.startsWith(HANDLES) && name.endsWith("Handle") || name.equals(LOCALE_HANDLE)) {
-                return true;
-            }
-            return allowlist.isAllowed(name);
+            return isHandle(name) || allowlist.isAllowed(name);
+        }
+
+        private static boolean isHandle(String name) {
+            return name.startsWith(HANDLES) && name.endsWith("Handle") || name.equals(LOCALE_HANDLE);
         }
     }
 }
