@@ -2,6 +2,7 @@ package dev.sluice.it.conformance;
 
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
+import dev.sluice.rpc.Serialization;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -31,12 +32,15 @@ public final class ConformanceScenario {
                 System.setProperty("dubbo.consumer.client", "sluice");
             }
             DubboPeers.quietDefaults();
+            DubboNodes.useSerialization(pairing.dubboSerialization());
             String host = Scenario.testAddress();
 
             long t0 = System.nanoTime();
             ServerSide server = pairing.sluiceServer() ? new SluiceServerSide()
                     : new DubboProviderSide(pairing.serverTransporter());
-            ClientSide client = pairing.sluiceClient() ? new SluiceClientSide(host, server.port())
+            ClientSide client = pairing.sluiceClient()
+                    ? new SluiceClientSide(host, server.port(), Serialization.valueOf(
+                            pairing.wireSerialization().toUpperCase(java.util.Locale.ROOT)))
                     : new DubboConsumerSide(pairing.clientTransporter(), host, server.port());
             ConformanceChecks checks = new ConformanceChecks(pairing, host, client, server);
             ExecutorService background = Executors.newSingleThreadExecutor(r -> new Thread(r, "heartbeat-check"));

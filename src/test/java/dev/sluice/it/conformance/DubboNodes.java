@@ -16,7 +16,7 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
 
 /**
  * Real Dubbo 3.3.6 providers and consumers for the conformance scenario, API-configured through {@link DubboPeers}
- * (registry N/A, direct URL, fastjson2, no QoS). Each node has its own {@link FrameworkModel}, so a provider can be
+ * (registry N/A, direct URL, fastjson2 unless the pairing leaves Dubbo's default, no QoS). Each node has its own {@link FrameworkModel}, so a provider can be
  * stopped and started again while a consumer in the same JVM keeps running, and two consumers never share a
  * connection.
  *
@@ -26,7 +26,21 @@ final class DubboNodes {
     /** Client Transporter name: select {@code sluice} with the system property {@code dubbo.consumer.client}. */
     static final String CLIENT_BY_PROPERTY = "sluice-by-property";
 
+    /** The serialization every node of this child JVM sets; null leaves Dubbo's default (hessian2). */
+    private static volatile String serialization = "fastjson2";
+
     private DubboNodes() {}
+
+    /** Sets the serialization of the nodes started from now on (one pairing per child JVM). */
+    static void useSerialization(String name) {
+        serialization = name;
+    }
+
+    /** A direct URL to {@code host:port}, with the serialization parameter only when one is set. */
+    static String consumerUrl(String host, int port) {
+        return serialization == null ? "dubbo://" + host + ":" + port
+                : "dubbo://" + host + ":" + port + "?serialization=" + serialization;
+    }
 
     /** A service of {@code type} for {@link Provider#start}; {@code version} and {@code group} may be null. */
     static <T> ServiceConfig<T> service(Class<T> type, T impl, String version, String group) {
@@ -48,6 +62,7 @@ final class DubboNodes {
     /** Protocol {@code dubbo} on {@code port} with {@code server=transporter}; {@code params} go on its URL. */
     static ProtocolConfig protocol(String transporter, int port, Map<String, String> params) {
         ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
+        protocol.setSerialization(serialization);
         protocol.setId("dubbo-" + port);
         protocol.setServer(transporter);
         protocol.setParameters(params);
@@ -153,7 +168,7 @@ final class DubboNodes {
         }
 
         private void configure(ReferenceConfig<?> ref, int port, Map<String, String> params, boolean dedicated) {
-            ref.setUrl(DubboPeers.consumerUrl(host, port));
+            ref.setUrl(consumerUrl(host, port));
             ref.setClient(CLIENT_BY_PROPERTY.equals(transporter) ? null : transporter);
             ref.setCheck(false);
             ref.setScope("remote");

@@ -26,7 +26,14 @@ public enum Pairing {
      * the README says, with the system property {@code dubbo.consumer.client=sluice} and no client on the reference.
      */
     DUBBO_SLUICE_BY_PROPERTY_TO_DUBBO_NETTY4(Caller.DUBBO_CONSUMER, DubboNodes.CLIENT_BY_PROPERTY,
-            Answerer.DUBBO_PROVIDER, "netty4", 40);
+            Answerer.DUBBO_PROVIDER, "netty4", 40),
+    /** The standalone client in hessian2 calling a Dubbo provider left at Dubbo's default serialization. */
+    SLUICE_CLIENT_HESSIAN2_TO_DUBBO_DEFAULTS(Caller.SLUICE_CLIENT, null, Answerer.DUBBO_PROVIDER, "netty4", 100, null),
+    /** A Dubbo consumer left at its defaults (hessian2, no serialization setting) calling the standalone server. */
+    DUBBO_DEFAULTS_TO_SLUICE_SERVER(Caller.DUBBO_CONSUMER, "netty4", Answerer.SLUICE_SERVER, null, 100, null),
+    /** Dubbo consumer and provider both on the {@code sluice} Transporter, with Dubbo's default serialization. */
+    DUBBO_SLUICE_TO_DUBBO_SLUICE_DEFAULTS(Caller.DUBBO_CONSUMER, "sluice", Answerer.DUBBO_PROVIDER, "sluice", 40,
+            null);
 
     /** The calling side. */
     enum Caller { SLUICE_CLIENT, DUBBO_CONSUMER }
@@ -42,9 +49,17 @@ public enum Pairing {
     private final Answerer answerer;
     private final String serverTransporter;
     private final int loadCallsPerThread;
+    private final String serialization;
 
     Pairing(Caller caller, String clientTransporter, Answerer answerer, String serverTransporter,
             int loadCallsPerThread) {
+        this(caller, clientTransporter, answerer, serverTransporter, loadCallsPerThread, "fastjson2");
+    }
+
+    /** @param serialization what the Dubbo peers set ({@code serialization=}); null leaves Dubbo's default, hessian2 */
+    Pairing(Caller caller, String clientTransporter, Answerer answerer, String serverTransporter,
+            int loadCallsPerThread, String serialization) {
+        this.serialization = serialization;
         this.caller = caller;
         this.clientTransporter = clientTransporter;
         this.answerer = answerer;
@@ -83,6 +98,16 @@ public enum Pairing {
         return serverTransporter;
     }
 
+    /** The Dubbo peers' {@code serialization=} setting; null when they are left at Dubbo's default (hessian2). */
+    String dubboSerialization() {
+        return serialization;
+    }
+
+    /** What the calls travel in: the setting, or Dubbo 3.3's default. */
+    String wireSerialization() {
+        return serialization == null ? "hessian2" : serialization;
+    }
+
     /** Calls per thread of the UserService load ({@value #LOAD_THREADS} threads). */
     int loadCallsPerThread() {
         return loadCallsPerThread;
@@ -112,6 +137,7 @@ public enum Pairing {
     public String toString() {
         String client = sluiceClient() ? "SluiceClient" : "Dubbo consumer (" + clientTransporter + ")";
         String server = sluiceServer() ? "SluiceServer" : "Dubbo provider (" + serverTransporter + ")";
-        return client + " -> " + server;
+        return client + " -> " + server + ", " + (serialization == null ? "Dubbo's default serialization"
+                : serialization);
     }
 }

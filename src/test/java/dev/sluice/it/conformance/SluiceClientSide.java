@@ -4,6 +4,7 @@ import static dev.sluice.it.conformance.Checks.require;
 
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.RpcException;
+import dev.sluice.rpc.Serialization;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceContext;
 import java.time.Duration;
@@ -24,15 +25,18 @@ final class SluiceClientSide implements ClientSide {
     private final String host;
     private final TypesService types;
 
-    SluiceClientSide(String host, int port) {
+    private final Serialization serialization;
+
+    SluiceClientSide(String host, int port, Serialization serialization) {
         this.host = host;
+        this.serialization = serialization;
         client = connect(host, port, false);
         types = client.reference(TypesService.class).oneWay("fire").proxy();
     }
 
-    private static SluiceClient connect(String host, int port, boolean heartbeats) {
+    private SluiceClient connect(String host, int port, boolean heartbeats) {
         SluiceClient.Builder builder = SluiceClient.builder().address(host, port).timeout(Duration.ofSeconds(10))
-                .failIfNotConnected(true);
+                .serialization(serialization).failIfNotConnected(true);
         if (heartbeats) {
             builder.heartbeat(HEARTBEAT, IDLE_TIMEOUT);
         }
