@@ -180,9 +180,8 @@ public final class Dubbo27HostScenario {
     }
 
     /**
-     * Starts the consumer JVM: this JVM's java, Netty leak-detection settings and harness properties, the flags
-     * Dubbo 2.7 needs on JDK 17 (javassist defines its proxy classes through {@code ClassLoader.defineClass};
-     * hessian-lite 3.2 sets private fields of JDK classes such as {@code Throwable}), and the Dubbo 2.7 classpath.
+     * Starts the consumer JVM: this JVM's java, Netty leak-detection settings and harness properties, the two
+     * {@code --add-opens} Dubbo 2.7 needs on JDK 17, and the Dubbo 2.7 classpath.
      */
     private static Process start(String classpath, int mainPort, int closingPort) throws IOException {
         Path dir = Scenario.workDirectory().resolve("dubbo27-consumer");
@@ -196,10 +195,10 @@ public final class Dubbo27HostScenario {
         cmd.add("-XX:-UsePerfData");
         cmd.add("-Xmx384m");
         cmd.add("-XX:+ExitOnOutOfMemoryError");
-        for (String pkg : new String[] {"java.lang", "java.lang.reflect", "java.math", "java.util",
-                "java.util.concurrent", "java.net", "java.time"}) {
-            cmd.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
-        }
+        // Without java.lang, Dubbo 2.7's javassist cannot compile its adaptive extensions (Protocol$Adaptive); without
+        // java.math, hessian-lite 3.2 cannot write a BigInteger (it serializes its private fields).
+        cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
+        cmd.add("--add-opens=java.base/java.math=ALL-UNNAMED");
         cmd.add("-D" + IsolatedJvm.ADDRESS_PROPERTY + "=" + Scenario.testAddress());
         cmd.add("-D" + IsolatedJvm.NETWORK_PROPERTY + "=" + Scenario.network());
         cmd.add("-D" + IsolatedJvm.WORKDIR_PROPERTY + "=" + dir);
