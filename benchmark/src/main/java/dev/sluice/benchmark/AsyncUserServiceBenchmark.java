@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.Threads;
  * window to finish and issues a new call in its slot, so in steady state every thread has {@code inflight} calls
  * outstanding at all times (also across iteration boundaries: the window is per trial) and one invocation is one
  * completed call: JMH's ops/ms is calls completed per millisecond, and the gc profiler's B/op is allocation per call.
- * The first {@code inflight} invocations of a trial only fill the window (they happen in the warm-up), and the window
- * is drained at the end of the trial.
+ * The first {@code inflight} invocations of a trial only fill the window (they happen in the warm-up), and the
+ * windows are drained at the end of the trial, before the client closes.
  *
  * <p>Latency: each call's time from just before it is issued to the moment its future completes, on the thread that
  * completes it (a {@code whenComplete} action per call, which allocates about 70 bytes of the B/op), recorded in
@@ -74,10 +74,23 @@ public class AsyncUserServiceBenchmark {
         service = client.service();
     }
 
+    /** Every thread's window, so the last thread can drain them all before the client closes. */
+    private final java.util.Queue<Window> windows = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /**
+     * Runs once, after every benchmark thread has finished its last invocation (JMH tears a benchmark-scoped state
+     * down after the threads are done with it): lets every call still in flight finish, then closes the client.
+     */
     @TearDown(Level.Trial)
     public void close() throws Exception {
-        if (client != null) {
-            client.close();
+        try {
+            for (Window w : windows) {
+                w.drain();
+            }
+        } finally {
+            if (client != null) {
+                client.close();
+            }
         }
     }
 
@@ -108,6 +121,7 @@ public class AsyncUserServiceBenchmark {
                 slots[i] = new Slot();
             }
             timeoutMs = b.timeoutMs;
+            b.windows.add(this);
         }
 
         /** Waits for the call in the next slot (if any) and returns that slot, ready to be reused. */
@@ -127,9 +141,8 @@ public class AsyncUserServiceBenchmark {
             next = next + 1 == slots.length ? 0 : next + 1;
         }
 
-        /** Lets every call of the trial finish before the client closes. */
-        @TearDown(Level.Trial)
-        public void drain() throws Exception {
+        /** Lets every call of the trial finish (called before the client closes). */
+        void drain() throws Exception {
             for (Slot s : slots) {
                 if (s.done != null) {
                     try {

@@ -371,9 +371,17 @@ public final class RawTarget implements BenchTarget {
             return this;
         }
 
+        /** Closes the connection and fails every call still waiting for its response. */
         @Override
         public void close() {
             transport.close();
+            IllegalStateException closed = new IllegalStateException("raw: client closed");
+            for (Long id : pending.keySet()) {
+                RawCall<?> call = pending.remove(id);
+                if (call != null) {
+                    call.completeExceptionally(closed);
+                }
+            }
         }
     }
 }
