@@ -392,9 +392,10 @@ public final class Runner {
         return n;
     }
 
-    /** One benchmark's wall time: warm-up, measurement and the client JVM's start and stop. */
+    /** One benchmark's wall time: per fork, warm-up, measurement and the client JVM's start and stop. */
     static long secondsPerBenchmark(Settings s) {
-        return (long) s.warmupIterations * s.warmupSeconds + (long) s.iterations * s.seconds + FORK_OVERHEAD_SECONDS;
+        return s.forks * ((long) s.warmupIterations * s.warmupSeconds + (long) s.iterations * s.seconds
+                + FORK_OVERHEAD_SECONDS);
     }
 
     private static org.openjdk.jmh.runner.options.Options options(Settings s, Run run, String target, String host,
@@ -408,7 +409,7 @@ public final class Runner {
                 .param("port", String.valueOf(port))
                 .param("timeoutMs", String.valueOf(s.timeoutMillis))
                 .threads(run.threads())
-                .forks(1)
+                .forks(s.forks)
                 .warmupIterations(s.warmupIterations)
                 .warmupTime(TimeValue.seconds(s.warmupSeconds))
                 .measurementIterations(s.iterations)

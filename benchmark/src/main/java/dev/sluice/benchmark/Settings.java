@@ -28,6 +28,8 @@ final class Settings {
     int warmupSeconds;
     int iterations;
     int seconds;
+    /** Client JVMs per benchmark; their iterations are pooled for the median and JMH's error. */
+    int forks = 1;
     List<Integer> threads;
     boolean sync = true;
     List<Row.Load> asyncLoads = List.of();
@@ -63,6 +65,7 @@ final class Settings {
             "  --benchmarks a,b   subset of " + String.join(",", METHODS),
             "  --modes thrpt,sample  JMH modes (throughput ops/ms, sample time p50/p99/p99.9)",
             "  --warmup-iterations N  --warmup-time SECONDS  --iterations N  --time SECONDS",
+            "  --forks N          client JVMs per benchmark (default 1; the run takes N times as long)",
             "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
             "  --port N           first server port (default 20880; target i uses port + i)",
             "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo; 10000 with --smoke)",
@@ -103,6 +106,7 @@ final class Settings {
                 case "--warmup-time" -> warmupTime = value(args, ++i, a);
                 case "--iterations" -> iterations = value(args, ++i, a);
                 case "--time" -> time = value(args, ++i, a);
+                case "--forks" -> s.forks = Integer.parseInt(value(args, ++i, a));
                 case "--host" -> s.host = value(args, ++i, a);
                 case "--port" -> s.port = Integer.parseInt(value(args, ++i, a));
                 case "--timeout" -> timeout = value(args, ++i, a);
@@ -140,7 +144,7 @@ final class Settings {
         // smoke runs cold JVMs with no warm-up, often on a busy CI machine: a generous timeout keeps a slow first
         // call from failing the check; measured profiles keep Dubbo's default like dubbo-benchmark
         s.timeoutMillis = timeout != null ? Integer.parseInt(timeout) : "smoke".equals(s.profile) ? 10_000 : 1000;
-        if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1) {
+        if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1 || s.forks < 1) {
             throw new UsageException("iterations and times must be positive");
         }
         if (!s.sync && s.asyncLoads.isEmpty()) {
@@ -241,9 +245,9 @@ final class Settings {
             async.append(async.length() == 0 ? "" : ",").append(l.threads()).append('x').append(l.inflight());
         }
         return String.format(Locale.ROOT,
-                "profile %s: %d warm-up x %d s + %d x %d s, forks 1, threads %s, async %s, modes %s, benchmarks %s%s,"
+                "profile %s: %d warm-up x %d s + %d x %d s, forks %d, threads %s, async %s, modes %s, benchmarks %s%s,"
                         + " gc %s, call timeout %d ms",
-                profile, warmupIterations, warmupSeconds, iterations, seconds, sync ? threads : "none",
+                profile, warmupIterations, warmupSeconds, iterations, seconds, forks, sync ? threads : "none",
                 async.length() == 0 ? "none" : async, modes, methods,
                 smokeSubset ? " (hessian2: " + SMOKE_SUBSET + ", async: " + SMOKE_ASYNC + ")" : "", gc ? "on" : "off",
                 timeoutMillis);

@@ -42,6 +42,13 @@ class RunnerTest {
     }
 
     @Test
+    void forksMultiplyTheTime() {
+        long one = Runner.secondsPerBenchmark(Settings.parse(new String[0]));
+        assertEquals(19, one); // 5 x 2 s warm-up + 5 x 1 s + 4 s for the JVM
+        assertEquals(2 * one, Runner.secondsPerBenchmark(Settings.parse(new String[] {"--forks", "2"})));
+    }
+
+    @Test
     void syncRunsGoFromTheMostThreadsThenAsyncInThroughputModeOnly() {
         Settings s = Settings.parse(new String[] {"--threads", "1,8,32", "--async", "1x64,32x8", "--full"});
         List<Runner.Run> runs = Runner.runs(s, Targets.get("sluice"));

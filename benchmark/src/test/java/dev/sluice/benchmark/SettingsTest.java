@@ -85,6 +85,9 @@ class SettingsTest {
         assertEquals(List.of("dubbo-netty4", "raw"), s.targets);
         assertEquals(List.of("existUser", "listUser"), s.methods); // canonical order
         assertEquals(5, s.seconds);
+        assertEquals(1, s.forks);
+        assertEquals(3, Settings.parse(new String[] {"--forks", "3"}).forks);
+        assertThrows(Settings.UsageException.class, () -> Settings.parse(new String[] {"--forks", "0"}));
     }
 
     @Test

@@ -15,8 +15,9 @@ import java.util.Map;
 /**
  * Reads JMH's JSON result file ({@code -rf json}) into {@link Row}s: ops/ms from Throughput entries (the median of
  * the measurement iterations, and JMH's mean and error), percentiles from SampleTime entries or else from the
- * {@code call.*} results of {@code CallLatencyProfiler}, bytes/op from the gc profiler's {@code gc.alloc.rate.norm}. Every report is built from
- * this file, so a past run can be re-rendered ({@code Runner --report DIR}).
+ * {@code call.*} results of {@code CallLatencyProfiler}, bytes/op from the gc profiler's
+ * {@code gc.alloc.rate.norm}. Every report is built from this file, so a past run can be re-rendered
+ * ({@code Runner --report DIR}).
  */
 public final class JmhJson {
 

@@ -123,14 +123,16 @@ public final class Report {
     /** What the columns mean, for the lines under the tables. */
     public List<String> legend() {
         List<String> out = new ArrayList<>();
-        out.add("ops/ms: median of the measurement iterations (Throughput mode); ±: JMH's 99.9 % error of their mean.");
+        out.add("ops/ms: median of the measurement iterations (Throughput mode);"
+                + " ±: JMH's 99.9 % error of their mean.");
         Map<String, List<String>> byBaseline = new TreeMap<>();
         for (String t : presentTargets()) {
             byBaseline.computeIfAbsent(baselineOf(t), k -> new ArrayList<>()).add(t);
         }
         for (Map.Entry<String, List<String>> e : byBaseline.entrySet()) {
+            boolean present = rows.stream().anyMatch(r -> r.target.equals(e.getKey()));
             out.add("ratio: ops/ms over " + e.getKey() + "'s at the same method and load, for "
-                    + String.join(", ", e.getValue()) + ".");
+                    + String.join(", ", e.getValue()) + (present ? "." : " (" + e.getKey() + " not in this run)."));
         }
         boolean sample = rows.stream().anyMatch(r -> "sample".equals(r.latencySource));
         boolean calls = rows.stream().anyMatch(r -> "calls".equals(r.latencySource));

@@ -58,8 +58,8 @@ class ReportTest {
         String md = report.markdown();
         assertTrue(md.contains("| getUser | sluice | 30.00 | 3.00 | 1.50x |"), md);
         assertTrue(md.contains("### 32 threads"), md);
-        assertTrue(md.contains("ratio: ops/ms over dubbo-netty4's at the same method and load, for dubbo-netty4, sluice"),
-                md);
+        assertTrue(md.contains(
+                "ratio: ops/ms over dubbo-netty4's at the same method and load, for dubbo-netty4, sluice"), md);
         assertTrue(!md.contains("do not quote"), md); // every error here is exactly 10 %: not marked
     }
 
@@ -93,6 +93,10 @@ class ReportTest {
         assertEquals(2.0, mixed.ratio(find(mixed, "sluice", 32, 0)), 1e-9);
         assertEquals(8.0, mixed.ratio(find(mixed, "sluice", 4, 64)), 1e-9); // async against async, same load
         assertTrue(Double.isNaN(mixed.ratio(find(mixed, "sluice", 32, 8)))); // no dubbo-netty4 at 32 x 8
+        Report alone = new Report(List.of(row("sluice", "getUser", 32, 30)), List.of("dubbo-netty4", "sluice"),
+                List.of("getUser"), "dubbo-netty4");
+        assertTrue(alone.text().contains("for sluice (dubbo-netty4 not in this run)."), alone.text());
+        assertTrue(alone.text().contains("getUser  sluice   30.00  3.00      -"), alone.text());
         String text = mixed.text();
         assertTrue(text.contains("ratio: ops/ms over dubbo-netty4-hessian2's at the same method and load, for"
                 + " dubbo-netty4-hessian2, sluice-hessian2"), text);
