@@ -65,7 +65,7 @@ public class AsyncUserServiceBenchmark {
 
     private final AtomicInteger counter = new AtomicInteger();
     private BenchTarget.AsyncClient client;
-    private AsyncUserService service;
+    AsyncUserService service;
 
     @Setup(Level.Trial)
     public void connect() throws Exception {
@@ -120,7 +120,10 @@ public class AsyncUserServiceBenchmark {
         @Setup(Level.Trial)
         public void setup(AsyncUserServiceBenchmark b, BenchmarkParams params) {
             String benchmark = params.getBenchmark();
-            String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+            fill(b, benchmark.substring(benchmark.lastIndexOf('.') + 1));
+        }
+
+        void fill(AsyncUserServiceBenchmark b, String method) {
             slots = new Slot[b.inflight];
             timeoutMs = b.timeoutMs;
             for (int i = 0; i < slots.length; i++) {
