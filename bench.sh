@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sluice vs Dubbo benchmark (dubbo-benchmark's UserService workload, JMH).
 #
-#   ./bench.sh                      short comparison of every available target (threads 1 and 32, a few minutes)
-#   ./bench.sh --smoke              CI check: every target, 1 x 1 s, 32 threads, throughput only
+#   ./bench.sh                      default comparison of the fastjson2 targets (threads 32 and 1, about 11 minutes)
+#   ./bench.sh --targets hessian2   the same for the hessian2 targets (dubbo-benchmark's hessian-lite variant)
+#   ./bench.sh --async --no-sync    the async workload (1x64, 4x64, 32x8 calls in flight per thread)
+#   ./bench.sh --smoke              CI check: every target and the async path, 1 x 1 s, throughput only (~3 min)
 #   ./bench.sh --full               dubbo-benchmark settings: 3 x 10 s warm-up, 3 x 10 s measurement, 32 threads
 #   ./bench.sh --threads 1,8,32,128 --targets dubbo-netty4,dubbo-sluice
 #   ./bench.sh --list               targets and whether they can run here

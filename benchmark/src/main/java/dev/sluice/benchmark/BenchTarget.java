@@ -1,5 +1,6 @@
 package dev.sluice.benchmark;
 
+import dev.sluice.benchmark.async.AsyncUserService;
 import org.apache.dubbo.benchmark.service.UserService;
 
 /**
@@ -28,7 +29,9 @@ public interface BenchTarget {
 
     /**
      * Runs in the server JVM. Serves {@code UserServiceServerImpl} on {@code host:port} and returns only once the
-     * server accepts connections. Closing the handle stops the server.
+     * server accepts connections. Closing the handle stops the server. A target that {@link #supportsAsync()} also
+     * serves {@link dev.sluice.benchmark.async.AsyncUserServiceImpl} there, so one server JVM answers both the
+     * synchronous and the asynchronous benchmark.
      */
     AutoCloseable startServer(String host, int port) throws Exception;
 
@@ -37,6 +40,19 @@ public interface BenchTarget {
      * single Spring-managed reference of dubbo-benchmark's client.
      */
     Client connect(ClientConfig config) throws Exception;
+
+    /** Whether {@link #connectAsync} works: the asynchronous workload ({@code AsyncUserServiceBenchmark}). */
+    default boolean supportsAsync() {
+        return false;
+    }
+
+    /**
+     * Runs in the JMH client JVM, once per trial of the asynchronous workload: a client whose
+     * {@link AsyncClient#service()} returns at once with a future, shared by all benchmark threads.
+     */
+    default AsyncClient connectAsync(ClientConfig config) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no asynchronous client");
+    }
 
     /**
      * What every target's client must honour.
@@ -48,6 +64,14 @@ public interface BenchTarget {
     /** A connected client. {@link #service()} must be thread-safe. */
     interface Client extends AutoCloseable {
         UserService service();
+
+        @Override
+        void close() throws Exception;
+    }
+
+    /** A connected asynchronous client. {@link #service()} must be thread-safe and must not block. */
+    interface AsyncClient extends AutoCloseable {
+        AsyncUserService service();
 
         @Override
         void close() throws Exception;

@@ -89,8 +89,10 @@ final class ProgressFormat implements OutputFormat {
         closeLine();
         long left = (long) (total - done) * secondsPerBenchmark;
         String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
-        console.printf(Locale.ROOT, "[%2d/%d ~%dm%02ds left] %-13s t=%-3d %-10s %-6s:", done + 1, total, left / 60,
-                left % 60, target, params.getThreads(), method, params.getMode().shortLabel());
+        String inflight = params.getParam("inflight");
+        String load = params.getThreads() + (inflight == null ? "" : "x" + inflight);
+        console.printf(Locale.ROOT, "[%2d/%d ~%dm%02ds left] %-21s t=%-5s %-10s %-6s:", done + 1, total, left / 60,
+                left % 60, target, load, method, params.getMode().shortLabel());
         console.flush();
         lineOpen = true;
         synchronized (recent) {

@@ -1,5 +1,6 @@
 package dev.sluice.benchmark;
 
+import dev.sluice.benchmark.latency.CallLatencyProfiler;
 import dev.sluice.benchmark.report.JmhJson;
 import dev.sluice.benchmark.report.Report;
 import dev.sluice.benchmark.report.Row;
@@ -74,15 +75,16 @@ public final class Runner {
             for (String name : Targets.names()) {
                 BenchTarget t = Targets.get(name);
                 String reason = t.unavailableReason();
-                console.printf(Locale.ROOT, "%-13s %-11s %s%s%n", name, reason == null ? "available" : "pending",
-                        t.description(), reason == null ? "" : "\n              (" + reason + ")");
+                console.printf(Locale.ROOT, "%-22s %-9s %-11s %s%s%n", name, Targets.groupOf(name),
+                        reason == null ? "available" : "pending", t.description(),
+                        reason == null ? "" : "\n" + " ".repeat(23) + "(" + reason + ")");
             }
             return 0;
         }
 
         List<BenchTarget> targets = new ArrayList<>();
         if (s.targets == null) {
-            for (String name : Targets.names()) {
+            for (String name : "smoke".equals(s.profile) ? Targets.group(Targets.ALL) : Targets.defaultNames()) {
                 BenchTarget t = Targets.get(name);
                 if (t.unavailableReason() == null) {
                     targets.add(t);
@@ -91,14 +93,15 @@ public final class Runner {
                 }
             }
         } else {
-            for (String name : s.targets) {
-                BenchTarget t;
-                try {
-                    t = Targets.get(name);
-                } catch (IllegalArgumentException e) {
-                    console.println("error: " + e.getMessage());
-                    return 2;
-                }
+            List<String> names;
+            try {
+                names = Targets.expand(s.targets);
+            } catch (IllegalArgumentException e) {
+                console.println("error: " + e.getMessage());
+                return 2;
+            }
+            for (String name : names) {
+                BenchTarget t = Targets.get(name);
                 String reason = t.unavailableReason();
                 if (reason != null) {
                     console.println("error: target " + name + " cannot run: " + reason);
@@ -123,10 +126,11 @@ public final class Runner {
                 : Path.of("results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(out);
 
-        int perRun = s.methods.size() * s.modes.size();
-        int total = targets.size() * s.threads.size() * perRun;
-        long perBenchmark = (long) s.warmupIterations * s.warmupSeconds + (long) s.iterations * s.seconds
-                + FORK_OVERHEAD_SECONDS;
+        int total = 0;
+        for (BenchTarget t : targets) {
+            total += benchmarksOf(s, t);
+        }
+        long perBenchmark = secondsPerBenchmark(s);
 
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put("date", LocalDateTime.now().toString());
@@ -189,7 +193,7 @@ public final class Runner {
             for (int i = 0; i < targets.size(); i++) {
                 BenchTarget target = targets.get(i);
                 int port = s.port + i;
-                int expectedDone = progress.done() + s.threads.size() * perRun;
+                int expectedDone = progress.done() + benchmarksOf(s, target);
                 progress.target(target.name());
                 progress.note("== " + target.name() + ": " + target.description());
                 clientLog.println("==== " + target.name());
@@ -202,21 +206,22 @@ public final class Runner {
                     server.awaitReady(host, port, Duration.ofSeconds(120));
                     progress.note(String.format(Locale.ROOT, "   server ready on %s:%d after %d ms", host, port,
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)));
-                    for (int threads : s.threads) {
+                    for (Run run : runs(s, target)) {
                         if (!server.isAlive()) {
                             throw new IOException("server died" + server.tail());
                         }
-                        clientLog.println("==== " + target.name() + " threads=" + threads);
+                        String label = target.name() + " " + run.label();
+                        clientLog.println("==== " + label);
                         try {
                             Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
-                                    options(s, target.name(), host, port, threads), progress).run();
+                                    options(s, run, target.name(), host, port), progress).run();
                             all.addAll(results);
-                            if (results.size() < perRun) {
-                                failures.add(target.name() + " t=" + threads + ": " + (perRun - results.size())
+                            if (results.size() < run.benchmarks()) {
+                                failures.add(label + ": " + (run.benchmarks() - results.size())
                                         + " benchmark(s) produced no result; see jmh.log");
                             }
                         } catch (RunnerException e) {
-                            String msg = target.name() + " t=" + threads + ": " + rootMessage(e);
+                            String msg = label + ": " + rootMessage(e);
                             failures.add(msg);
                             progress.note("   FAILED " + msg + " (see " + out.resolve("jmh.log") + ")");
                             String cause = progress.lastFailure();
@@ -290,15 +295,14 @@ public final class Runner {
 
     private static void writeReports(Path out, List<Row> rows, Map<String, String> meta, List<String> failures,
             String profile, PrintStream console) throws IOException {
-        Report report = new Report(rows, Targets.names(), Settings.METHODS, Targets.BASELINE);
+        Report report = new Report(rows, Targets.names(), Settings.METHODS, Targets::baselineOf);
         Files.writeString(out.resolve("summary.json"), report.json(meta));
         Files.writeString(out.resolve("chart.svg"), SvgChart.render(report,
                 "dubbo-benchmark UserService (" + profile + ", "
                         + meta.getOrDefault("cores", "?") + " cores, JDK " + meta.getOrDefault("jdk", "?") + ")"));
         Files.writeString(out.resolve("summary.md"), markdown(report, meta, failures));
         console.println();
-        console.println("Results (" + profile + "; ops/ms from Throughput mode, percentiles from SampleTime mode,"
-                + " B/op = client JVM allocation per call from the gc profiler):");
+        console.println("Results (" + profile + "):");
         console.println();
         console.print(report.text());
         if ("smoke".equals(profile)) {
@@ -338,17 +342,74 @@ public final class Runner {
         }
     }
 
-    private static org.openjdk.jmh.runner.options.Options options(Settings s, String target, String host, int port,
-            int threads) {
+    /**
+     * One JMH run against a target's server: the synchronous workload at a thread count, or the asynchronous one at
+     * threads x calls in flight; one benchmark (one client JVM) per method and mode.
+     */
+    record Run(int threads, int inflight, List<String> methods, List<String> modes) {
+        boolean async() {
+            return inflight > 0;
+        }
+
+        int benchmarks() {
+            return methods.size() * modes.size();
+        }
+
+        String label() {
+            return async() ? "async t=" + threads + "x" + inflight : "t=" + threads;
+        }
+    }
+
+    /**
+     * The runs of one target, in order: the synchronous thread counts from the highest (a 32-thread run warms the
+     * server's code for every method far faster than a one-thread run), then the asynchronous loads, which
+     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only (not for the hessian2 targets in the smoke).
+     */
+    static List<Run> runs(Settings s, BenchTarget target) {
+        boolean hessian2 = Targets.HESSIAN2.equals(Targets.groupOf(target.name()));
+        List<Run> out = new ArrayList<>();
+        if (s.sync) {
+            List<Integer> threads = new ArrayList<>(s.threads);
+            threads.sort(Collections.reverseOrder());
+            for (int t : threads) {
+                out.add(new Run(t, 0, s.methodsFor(hessian2, false), s.modes));
+            }
+        }
+        // the smoke checks the async path of the four fastjson2 targets only: the hessian2 ones share it
+        if (target.supportsAsync() && !(hessian2 && "smoke".equals(s.profile))) {
+            for (Row.Load load : s.asyncLoads) {
+                out.add(new Run(load.threads(), load.inflight(), s.methodsFor(hessian2, true), List.of("thrpt")));
+            }
+        }
+        return out;
+    }
+
+    static int benchmarksOf(Settings s, BenchTarget target) {
+        int n = 0;
+        for (Run r : runs(s, target)) {
+            n += r.benchmarks();
+        }
+        return n;
+    }
+
+    /** One benchmark's wall time: per fork, warm-up, measurement and the client JVM's start and stop. */
+    static long secondsPerBenchmark(Settings s) {
+        return s.forks * ((long) s.warmupIterations * s.warmupSeconds + (long) s.iterations * s.seconds
+                + FORK_OVERHEAD_SECONDS);
+    }
+
+    private static org.openjdk.jmh.runner.options.Options options(Settings s, Run run, String target, String host,
+            int port) {
+        Class<?> benchmark = run.async() ? AsyncUserServiceBenchmark.class : UserServiceBenchmark.class;
         ChainedOptionsBuilder b = new OptionsBuilder()
-                .include("^" + UserServiceBenchmark.class.getName().replace(".", "\\.") + "\\.("
-                        + String.join("|", s.methods) + ")$")
+                .include("^" + benchmark.getName().replace(".", "\\.") + "\\.("
+                        + String.join("|", run.methods()) + ")$")
                 .param("target", target)
                 .param("host", host)
                 .param("port", String.valueOf(port))
                 .param("timeoutMs", String.valueOf(s.timeoutMillis))
-                .threads(threads)
-                .forks(1)
+                .threads(run.threads())
+                .forks(s.forks)
                 .warmupIterations(s.warmupIterations)
                 .warmupTime(TimeValue.seconds(s.warmupSeconds))
                 .measurementIterations(s.iterations)
@@ -357,13 +418,16 @@ public final class Runner {
                 .jvmArgs(Settings.JVM_FLAGS.toArray(new String[0]))
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.NORMAL);
-        for (String m : s.modes) {
+        if (run.async()) {
+            b = b.param("inflight", String.valueOf(run.inflight()));
+        }
+        for (String m : run.modes()) {
             b = b.mode("thrpt".equals(m) ? Mode.Throughput : Mode.SampleTime);
         }
         if (s.gc) {
             b = b.addProfiler(GCProfiler.class);
         }
-        return b.build();
+        return b.addProfiler(CallLatencyProfiler.class).build();
     }
 
     private static List<RunResult> sorted(List<RunResult> all) {
@@ -371,12 +435,18 @@ public final class Runner {
         Collections.sort(copy, (a, b) -> {
             int c = Integer.compare(Targets.names().indexOf(a.getParams().getParam("target")),
                     Targets.names().indexOf(b.getParams().getParam("target")));
+            if (c == 0) c = Integer.compare(inflight(a), inflight(b));
             if (c == 0) c = Integer.compare(a.getParams().getThreads(), b.getParams().getThreads());
             if (c == 0) c = a.getParams().getBenchmark().compareTo(b.getParams().getBenchmark());
             if (c == 0) c = a.getParams().getMode().compareTo(b.getParams().getMode());
             return c;
         });
         return copy;
+    }
+
+    private static int inflight(RunResult r) {
+        String v = r.getParams().getParam("inflight");
+        return v == null ? 0 : Integer.parseInt(v);
     }
 
     private static String markdown(Report report, Map<String, String> meta, List<String> failures) {
@@ -390,9 +460,7 @@ public final class Runner {
                 sb.append("* `").append(name).append("`: ").append(Targets.get(name).description()).append('\n');
             }
         }
-        sb.append("\nops/ms: JMH Throughput mode (± is JMH's 99.9% error). Percentiles: JMH SampleTime mode."
-                + " B/op: client JVM allocation per call (gc profiler, `gc.alloc.rate.norm`)."
-                + " The server runs in its own JVM; its allocation is not included.\n\n");
+        sb.append('\n');
         sb.append(report.markdown());
         sb.append("![chart](chart.svg)\n");
         if (!failures.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.sluice.benchmark;
 
+import dev.sluice.benchmark.report.Row;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,6 +12,12 @@ final class Settings {
 
     static final List<String> METHODS = List.of("createUser", "existUser", "getUser", "listUser");
     static final List<String> MODES = List.of("thrpt", "sample");
+    /** What {@code --async} without a list runs: threads x calls in flight per thread. */
+    static final String DEFAULT_ASYNC = "1x64,4x64,32x8";
+    /** The methods {@code --smoke} runs for the hessian2 targets: a POJO each way. */
+    static final List<String> SMOKE_SUBSET = List.of("createUser", "listUser");
+    /** The method {@code --smoke} runs in the async workload: the largest result. */
+    static final List<String> SMOKE_ASYNC = List.of("listUser");
 
     /** The same flags for every server and client JVM, as dubbo-benchmark's benchmark.sh. */
     static final List<String> JVM_FLAGS =
@@ -21,8 +28,12 @@ final class Settings {
     int warmupSeconds;
     int iterations;
     int seconds;
+    /** Client JVMs per benchmark; their iterations are pooled for the median and JMH's error. */
+    int forks = 1;
     List<Integer> threads;
-    List<String> targets; // null = every available target
+    boolean sync = true;
+    List<Row.Load> asyncLoads = List.of();
+    List<String> targets; // null = the profile's targets (every available one of the fastjson2 group; smoke: all)
     List<String> methods = METHODS;
     List<String> modes = MODES;
     String host;
@@ -34,20 +45,27 @@ final class Settings {
     boolean list;
     Path report;
     int lockWaitMinutes = 30;
+    /** --smoke without --benchmarks: hessian2 targets take {@link #SMOKE_SUBSET}, async runs {@link #SMOKE_ASYNC}. */
+    boolean smokeSubset;
 
     static final String USAGE = String.join("\n",
             "usage: Runner [--smoke | --short | --full] [options]",
             "",
             "profiles (default --short):",
-            "  --short            1 warm-up x 2 s + 3 x 2 s per benchmark and mode, threads 1,32",
-            "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32",
-            "  --smoke            CI check: no warm-up, 1 x 1 s, threads 32, throughput only",
+            "  --short            5 warm-up x 2 s + 5 x 1 s per benchmark, threads 32 then 1, throughput with",
+            "                     per-call percentiles; the fastjson2 targets (about 11 minutes)",
+            "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
+            "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",
+            "                     hessian2 targets run createUser and listUser, async (2x8) listUser only",
             "options:",
-            "  --targets a,b      targets to run (default: every available one); see --list",
-            "  --threads 1,8,32   client thread counts (one JMH run per target and count)",
+            "  --targets a,b      targets or groups to run: fastjson2 (the default), hessian2, all; see --list",
+            "  --threads 1,8,32   client thread counts of the synchronous workload (one JMH run per target and count)",
+            "  --async [1x64,4x64,32x8]  also run the async workload: threads x calls in flight per thread",
+            "  --no-sync          skip the synchronous workload (with --async)",
             "  --benchmarks a,b   subset of " + String.join(",", METHODS),
             "  --modes thrpt,sample  JMH modes (throughput ops/ms, sample time p50/p99/p99.9)",
             "  --warmup-iterations N  --warmup-time SECONDS  --iterations N  --time SECONDS",
+            "  --forks N          client JVMs per benchmark (default 1; the run takes N times as long)",
             "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
             "  --port N           first server port (default 20880; target i uses port + i)",
             "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo; 10000 with --smoke)",
@@ -67,18 +85,28 @@ final class Settings {
         String threads = null;
         String modes = null;
         String timeout = null;
+        boolean benchmarksGiven = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--smoke", "--short", "--full" -> s.profile = a.substring(2);
                 case "--targets" -> s.targets = split(value(args, ++i, a));
                 case "--threads" -> threads = value(args, ++i, a);
-                case "--benchmarks" -> s.methods = checked(split(value(args, ++i, a)), METHODS, a);
+                case "--async" -> {
+                    boolean hasList = i + 1 < args.length && !args[i + 1].startsWith("--");
+                    s.asyncLoads = parseLoads(hasList ? args[++i] : DEFAULT_ASYNC);
+                }
+                case "--no-sync" -> s.sync = false;
+                case "--benchmarks" -> {
+                    s.methods = checked(split(value(args, ++i, a)), METHODS, a);
+                    benchmarksGiven = true;
+                }
                 case "--modes" -> modes = value(args, ++i, a);
                 case "--warmup-iterations" -> warmupIterations = value(args, ++i, a);
                 case "--warmup-time" -> warmupTime = value(args, ++i, a);
                 case "--iterations" -> iterations = value(args, ++i, a);
                 case "--time" -> time = value(args, ++i, a);
+                case "--forks" -> s.forks = Integer.parseInt(value(args, ++i, a));
                 case "--host" -> s.host = value(args, ++i, a);
                 case "--port" -> s.port = Integer.parseInt(value(args, ++i, a));
                 case "--timeout" -> timeout = value(args, ++i, a);
@@ -92,10 +120,20 @@ final class Settings {
                 default -> throw new UsageException("unknown argument: " + a);
             }
         }
+        boolean asyncGiven = !s.asyncLoads.isEmpty();
         switch (s.profile) {
-            case "smoke" -> s.defaults(0, 1, 1, 1, "32", "thrpt");
+            case "smoke" -> {
+                s.defaults(0, 1, 1, 1, "32", "thrpt");
+                if (!asyncGiven) {
+                    s.asyncLoads = parseLoads("2x8");
+                }
+                s.smokeSubset = !benchmarksGiven;
+            }
             case "full" -> s.defaults(3, 10, 3, 10, "32", "thrpt,sample");
-            default -> s.defaults(1, 2, 3, 2, "1,32", "thrpt,sample");
+            // Throughput only, with per-call percentiles: one client JVM per (target, method, threads), warmed for
+            // 10 s (the server for longer: its target's 32-thread runs come first), and five iterations whose median
+            // is reported, so one slow iteration does not move the figure.
+            default -> s.defaults(5, 2, 5, 1, "32,1", "thrpt");
         }
         if (warmupIterations != null) s.warmupIterations = Integer.parseInt(warmupIterations);
         if (warmupTime != null) s.warmupSeconds = Integer.parseInt(warmupTime);
@@ -106,8 +144,11 @@ final class Settings {
         // smoke runs cold JVMs with no warm-up, often on a busy CI machine: a generous timeout keeps a slow first
         // call from failing the check; measured profiles keep Dubbo's default like dubbo-benchmark
         s.timeoutMillis = timeout != null ? Integer.parseInt(timeout) : "smoke".equals(s.profile) ? 10_000 : 1000;
-        if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1) {
+        if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1 || s.forks < 1) {
             throw new UsageException("iterations and times must be positive");
+        }
+        if (!s.sync && s.asyncLoads.isEmpty()) {
+            throw new UsageException("--no-sync leaves nothing to run; add --async");
         }
         return s;
     }
@@ -119,6 +160,39 @@ final class Settings {
         seconds = mt;
         threads = parseThreads(threadList);
         modes = split(modeList);
+    }
+
+    /**
+     * The methods of one JMH run: every one of {@link #methods}, except in the smoke (without --benchmarks), where
+     * the hessian2 targets run {@link #SMOKE_SUBSET} and the async workload {@link #SMOKE_ASYNC}, to keep it short.
+     */
+    List<String> methodsFor(boolean hessian2Group, boolean async) {
+        if (smokeSubset && (hessian2Group || async)) {
+            return async ? SMOKE_ASYNC : SMOKE_SUBSET;
+        }
+        return methods;
+    }
+
+    /** "1x64,4x64" into loads; each is threads x calls in flight per thread, both at least 1. */
+    static List<Row.Load> parseLoads(String list) {
+        List<Row.Load> out = new ArrayList<>();
+        for (String p : split(list)) {
+            String[] tn = p.toLowerCase(Locale.ROOT).split("x");
+            try {
+                if (tn.length != 2) {
+                    throw new NumberFormatException(p);
+                }
+                int threads = Integer.parseInt(tn[0].trim());
+                int inflight = Integer.parseInt(tn[1].trim());
+                if (threads < 1 || inflight < 1) {
+                    throw new NumberFormatException(p);
+                }
+                out.add(new Row.Load(threads, inflight));
+            } catch (NumberFormatException e) {
+                throw new UsageException("--async: '" + p + "' is not THREADSxINFLIGHT with both >= 1, e.g. 4x64");
+            }
+        }
+        return out;
     }
 
     private static List<Integer> parseThreads(String list) {
@@ -166,11 +240,17 @@ final class Settings {
     }
 
     String describe() {
+        StringBuilder async = new StringBuilder();
+        for (Row.Load l : asyncLoads) {
+            async.append(async.length() == 0 ? "" : ",").append(l.threads()).append('x').append(l.inflight());
+        }
         return String.format(Locale.ROOT,
-                "profile %s: %d warm-up x %d s + %d x %d s, forks 1, threads %s, modes %s, benchmarks %s, gc %s,"
-                        + " call timeout %d ms",
-                profile, warmupIterations, warmupSeconds, iterations, seconds, threads, modes, methods,
-                gc ? "on" : "off", timeoutMillis);
+                "profile %s: %d warm-up x %d s + %d x %d s, forks %d, threads %s, async %s, modes %s, benchmarks %s%s,"
+                        + " gc %s, call timeout %d ms",
+                profile, warmupIterations, warmupSeconds, iterations, seconds, forks, sync ? threads : "none",
+                async.length() == 0 ? "none" : async, modes, methods,
+                smokeSubset ? " (hessian2: " + SMOKE_SUBSET + ", async: " + SMOKE_ASYNC + ")" : "", gc ? "on" : "off",
+                timeoutMillis);
     }
 
     static final class UsageException extends RuntimeException {

@@ -3,52 +3,123 @@ package dev.sluice.benchmark;
 import dev.sluice.benchmark.targets.DubboTarget;
 import dev.sluice.benchmark.targets.RawTarget;
 import dev.sluice.benchmark.targets.SluiceTarget;
+import dev.sluice.rpc.Serialization;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The registry of benchmark targets, in report order. The first one is the baseline every other target is compared
- * with. To add a target, implement {@link BenchTarget} and add one {@code register} line here.
+ * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run) or
+ * {@value #HESSIAN2}. Each group has a baseline every target of the group is compared with: real Dubbo on netty4 in
+ * the same serialization. To add a target, implement {@link BenchTarget} and add one {@code register} line here.
  */
 public final class Targets {
 
     /** The baseline: real Dubbo 3.3.6 on its own netty4 transport, configured like dubbo-benchmark. */
     public static final String BASELINE = "dubbo-netty4";
+    /** The baseline of the hessian2 targets: the same, in Dubbo's default serialization. */
+    public static final String HESSIAN2_BASELINE = "dubbo-netty4-hessian2";
 
-    private static final Map<String, Supplier<BenchTarget>> TARGETS = new LinkedHashMap<>();
+    /** The group the default run measures: dubbo-benchmark's fastjson2 variant, plus the transport bound. */
+    public static final String FASTJSON2 = "fastjson2";
+    /** dubbo-benchmark's hessian-lite variant. */
+    public static final String HESSIAN2 = "hessian2";
+    /** {@code --targets all}. */
+    public static final String ALL = "all";
+
+    private record Entry(String group, Supplier<BenchTarget> factory) {}
+
+    private static final Map<String, Entry> TARGETS = new LinkedHashMap<>();
 
     static {
-        register(BASELINE, () -> new DubboTarget(BASELINE, "netty4",
+        register(FASTJSON2, BASELINE, () -> new DubboTarget(BASELINE, "netty4", "fastjson2",
                 "Dubbo 3.3.6, dubbo protocol, fastjson2, server=netty4 client=netty4, filter=-default"));
-        register("dubbo-sluice", () -> new DubboTarget("dubbo-sluice", "sluice",
+        register(FASTJSON2, "dubbo-sluice", () -> new DubboTarget("dubbo-sluice", "sluice", "fastjson2",
                 "the same Dubbo 3.3.6 app with server=sluice client=sluice (Sluice's Dubbo Transporter)"));
-        register("sluice", SluiceTarget::new);
-        register("raw", RawTarget::new);
+        register(FASTJSON2, "sluice", () -> new SluiceTarget("sluice", Serialization.FASTJSON2));
+        register(FASTJSON2, "raw", RawTarget::new);
+        register(HESSIAN2, HESSIAN2_BASELINE, () -> new DubboTarget(HESSIAN2_BASELINE, "netty4", "hessian2",
+                "Dubbo 3.3.6, dubbo protocol, hessian2 (Dubbo's default), server=netty4 client=netty4,"
+                        + " filter=-default"));
+        register(HESSIAN2, "dubbo-sluice-hessian2", () -> new DubboTarget("dubbo-sluice-hessian2", "sluice",
+                "hessian2", "the same Dubbo 3.3.6 hessian2 app with server=sluice client=sluice"));
+        register(HESSIAN2, "sluice-hessian2", () -> new SluiceTarget("sluice-hessian2", Serialization.HESSIAN2));
     }
 
     private Targets() {}
 
-    private static void register(String name, Supplier<BenchTarget> factory) {
-        if (TARGETS.putIfAbsent(name, factory) != null) {
+    private static void register(String group, String name, Supplier<BenchTarget> factory) {
+        if (TARGETS.putIfAbsent(name, new Entry(group, factory)) != null) {
             throw new IllegalStateException("duplicate target " + name);
         }
     }
 
-    /** All registered names, baseline first. */
+    /** All registered names, in report order (each group's baseline first in its group). */
     public static List<String> names() {
         return Collections.unmodifiableList(new ArrayList<>(TARGETS.keySet()));
     }
 
+    /** The names of one group, or of every group for {@value #ALL}. */
+    public static List<String> group(String group) {
+        List<String> out = new ArrayList<>();
+        TARGETS.forEach((name, e) -> {
+            if (ALL.equals(group) || e.group().equals(group)) {
+                out.add(name);
+            }
+        });
+        return out;
+    }
+
+    /** The targets a run without {@code --targets} measures: the {@value #FASTJSON2} group. */
+    public static List<String> defaultNames() {
+        return group(FASTJSON2);
+    }
+
+    /** The group of a target name ({@value #FASTJSON2} for a name that is not registered). */
+    public static String groupOf(String name) {
+        Entry e = TARGETS.get(name);
+        return e == null ? FASTJSON2 : e.group();
+    }
+
+    /** The target a row of {@code name} is compared with: Dubbo on netty4 in the same serialization. */
+    public static String baselineOf(String name) {
+        return HESSIAN2.equals(groupOf(name)) ? HESSIAN2_BASELINE : BASELINE;
+    }
+
+    /**
+     * Expands a {@code --targets} list: target names stay, the group names {@value #FASTJSON2} and {@value #HESSIAN2}
+     * and {@value #ALL} become their targets. Order: registry order; duplicates are dropped.
+     *
+     * @throws IllegalArgumentException for a name that is neither a target nor a group
+     */
+    public static List<String> expand(List<String> names) {
+        Set<String> wanted = new LinkedHashSet<>();
+        for (String n : names) {
+            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || ALL.equals(n)) {
+                wanted.addAll(group(n));
+            } else if (TARGETS.containsKey(n)) {
+                wanted.add(n);
+            } else {
+                throw new IllegalArgumentException("unknown target '" + n + "'; known: " + String.join(", ", names())
+                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + ALL + ")");
+            }
+        }
+        List<String> out = new ArrayList<>(names());
+        out.retainAll(wanted);
+        return out;
+    }
+
     /** A new instance of the named target. */
     public static BenchTarget get(String name) {
-        Supplier<BenchTarget> factory = TARGETS.get(name);
-        if (factory == null) {
+        Entry e = TARGETS.get(name);
+        if (e == null) {
             throw new IllegalArgumentException("unknown target '" + name + "'; known: " + String.join(", ", names()));
         }
-        return factory.get();
+        return e.factory().get();
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.benchmark;
 
+import dev.sluice.benchmark.latency.CallLatency;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.dubbo.benchmark.bean.Page;
@@ -22,6 +23,10 @@ import org.openjdk.jmh.annotations.Threads;
  * dubbo-benchmark's client workload (docs/wire-format.md §9.2): one shared client, one shared counter, the four calls
  * exactly as the original issues them. The server runs in another JVM; {@link Runner} starts it and passes the
  * target, host and port as JMH parameters.
+ *
+ * <p>Each call's own duration also goes to {@link CallLatency} (read by {@code CallLatencyProfiler}), so a
+ * Throughput run reports percentiles too; the argument of {@code createUser} is built before the clock starts.
+ * JMH's SampleTime mode, when run, times the whole method as dubbo-benchmark does.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
@@ -63,21 +68,37 @@ public class UserServiceBenchmark {
 
     @Benchmark
     public boolean existUser() {
-        return userService.existUser(String.valueOf(counter.getAndIncrement()));
+        String email = String.valueOf(counter.getAndIncrement());
+        long start = System.nanoTime();
+        boolean result = userService.existUser(email);
+        CallLatency.since(start);
+        return result;
     }
 
     @Benchmark
     public boolean createUser() {
-        return userService.createUser(new UserServiceServerImpl().getUser(counter.getAndIncrement()));
+        User user = new UserServiceServerImpl().getUser(counter.getAndIncrement());
+        long start = System.nanoTime();
+        boolean result = userService.createUser(user);
+        CallLatency.since(start);
+        return result;
     }
 
     @Benchmark
     public User getUser() {
-        return userService.getUser(counter.getAndIncrement());
+        long id = counter.getAndIncrement();
+        long start = System.nanoTime();
+        User result = userService.getUser(id);
+        CallLatency.since(start);
+        return result;
     }
 
     @Benchmark
     public Page<User> listUser() {
-        return userService.listUser(counter.getAndIncrement());
+        int pageNo = counter.getAndIncrement();
+        long start = System.nanoTime();
+        Page<User> result = userService.listUser(pageNo);
+        CallLatency.since(start);
+        return result;
     }
 }

@@ -1,22 +1,62 @@
 package dev.sluice.benchmark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.benchmark.report.Row;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Timeout(30)
 class SettingsTest {
 
     @Test
-    void shortIsTheDefault() {
+    void shortIsTheDefaultAndWarmsUpTenSecondsThenMeasuresFiveIterations() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
-        assertEquals(List.of(1, 32), s.threads);
-        assertEquals(List.of("thrpt", "sample"), s.modes);
+        assertEquals(5, s.warmupIterations);
+        assertEquals(2, s.warmupSeconds);
+        assertEquals(5, s.iterations); // an odd count: the median is one iteration's score
+        assertEquals(1, s.seconds);
+        assertEquals(List.of(32, 1), s.threads);
+        assertEquals(List.of("thrpt"), s.modes); // percentiles come from the per-call recorder
         assertEquals(Settings.METHODS, s.methods);
+        assertEquals(List.of(), s.asyncLoads);
+        assertTrue(s.sync);
         assertNull(s.targets);
+    }
+
+    @Test
+    void asyncTakesLoadsOrDefaultsToTheThreeOfTheIssue() {
+        Settings s = Settings.parse(new String[] {"--async"});
+        assertEquals(List.of(new Row.Load(1, 64), new Row.Load(4, 64), new Row.Load(32, 8)), s.asyncLoads);
+        s = Settings.parse(new String[] {"--async", "--targets", "sluice"});
+        assertEquals(3, s.asyncLoads.size());
+        assertEquals(List.of("sluice"), s.targets);
+        s = Settings.parse(new String[] {"--async", "2x16, 8X4", "--no-sync"});
+        assertEquals(List.of(new Row.Load(2, 16), new Row.Load(8, 4)), s.asyncLoads);
+        assertFalse(s.sync);
+        for (String bad : new String[] {"4", "0x8", "4x0", "4x", "ax8", "4x8x2"}) {
+            assertThrows(Settings.UsageException.class, () -> Settings.parse(new String[] {"--async", bad}), bad);
+        }
+        assertThrows(Settings.UsageException.class, () -> Settings.parse(new String[] {"--no-sync"}));
+    }
+
+    @Test
+    void smokeChecksAsyncAndRunsFewerMethodsForHessian2AndAsync() {
+        Settings s = Settings.parse(new String[] {"--smoke"});
+        assertEquals(List.of(new Row.Load(2, 8)), s.asyncLoads);
+        assertEquals(Settings.METHODS, s.methodsFor(false, false));
+        assertEquals(List.of("createUser", "listUser"), s.methodsFor(true, false));
+        assertEquals(List.of("listUser"), s.methodsFor(false, true));
+        // an explicit method list is honoured everywhere
+        s = Settings.parse(new String[] {"--smoke", "--benchmarks", "getUser"});
+        assertEquals(List.of("getUser"), s.methodsFor(true, true));
+        // outside the smoke every run has every method
+        assertEquals(Settings.METHODS, Settings.parse(new String[] {"--async"}).methodsFor(true, true));
     }
 
     @Test
@@ -45,6 +85,9 @@ class SettingsTest {
         assertEquals(List.of("dubbo-netty4", "raw"), s.targets);
         assertEquals(List.of("existUser", "listUser"), s.methods); // canonical order
         assertEquals(5, s.seconds);
+        assertEquals(1, s.forks);
+        assertEquals(3, Settings.parse(new String[] {"--forks", "3"}).forks);
+        assertThrows(Settings.UsageException.class, () -> Settings.parse(new String[] {"--forks", "0"}));
     }
 
     @Test

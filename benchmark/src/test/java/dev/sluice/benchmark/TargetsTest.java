@@ -6,8 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.benchmark.targets.DubboTarget;
+import dev.sluice.benchmark.targets.SluiceTarget;
+import dev.sluice.rpc.Serialization;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.Timeout(60)
 class TargetsTest {
 
     @Test
@@ -28,7 +32,37 @@ class TargetsTest {
 
     @Test
     void aMissingTransporterIsReportedNotThrown() {
-        DubboTarget t = new DubboTarget("x", "no-such-transporter", "test");
+        DubboTarget t = new DubboTarget("x", "no-such-transporter", "fastjson2", "test");
         assertTrue(t.unavailableReason().contains("no-such-transporter"));
+    }
+
+    @Test
+    void hessian2TargetsAreAGroupComparedWithDubboInHessian2() {
+        assertEquals(List.of("dubbo-netty4", "dubbo-sluice", "sluice", "raw"), Targets.defaultNames());
+        assertEquals(List.of("dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
+                Targets.group(Targets.HESSIAN2));
+        assertEquals(Targets.names(), Targets.group(Targets.ALL));
+        assertEquals("dubbo-netty4-hessian2", Targets.baselineOf("sluice-hessian2"));
+        assertEquals("dubbo-netty4-hessian2", Targets.baselineOf("dubbo-netty4-hessian2"));
+        assertEquals("dubbo-netty4", Targets.baselineOf("sluice"));
+        assertEquals("dubbo-netty4", Targets.baselineOf("raw"));
+        assertEquals("hessian2", ((DubboTarget) Targets.get("dubbo-netty4-hessian2")).serialization());
+        assertEquals("fastjson2", ((DubboTarget) Targets.get("dubbo-netty4")).serialization());
+        assertEquals(Serialization.HESSIAN2, ((SluiceTarget) Targets.get("sluice-hessian2")).serialization());
+        assertEquals(Serialization.FASTJSON2, ((SluiceTarget) Targets.get("sluice")).serialization());
+        for (String name : Targets.names()) {
+            assertNull(Targets.get(name).unavailableReason(), name);
+            assertTrue(Targets.get(name).supportsAsync(), name);
+        }
+    }
+
+    @Test
+    void targetListsExpandGroupsInReportOrder() {
+        assertEquals(List.of("sluice", "dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
+                Targets.expand(List.of("hessian2", "sluice", "sluice-hessian2")));
+        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Targets.expand(List.of("sluice", "protobuf")));
+        assertTrue(e.getMessage().contains("protobuf") && e.getMessage().contains("hessian2"), e.getMessage());
     }
 }

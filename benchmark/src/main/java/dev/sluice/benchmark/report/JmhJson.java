@@ -13,9 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads JMH's JSON result file ({@code -rf json}) into {@link Row}s: ops/ms from Throughput entries, percentiles
- * from SampleTime entries, bytes/op from the gc profiler's {@code gc.alloc.rate.norm}. Every report is built from
- * this file, so a past run can be re-rendered ({@code Runner --report DIR}).
+ * Reads JMH's JSON result file ({@code -rf json}) into {@link Row}s: ops/ms from Throughput entries (the median of
+ * the measurement iterations, and JMH's mean and error), percentiles from SampleTime entries or else from the
+ * {@code call.*} results of {@code CallLatencyProfiler}, bytes/op from the gc profiler's
+ * {@code gc.alloc.rate.norm}. Every report is built from this file, so a past run can be re-rendered
+ * ({@code Runner --report DIR}).
  */
 public final class JmhJson {
 
@@ -30,28 +32,43 @@ public final class JmhJson {
             String method = bench.substring(bench.lastIndexOf('.') + 1);
             JSONObject params = e.getJSONObject("params");
             String target = params == null || params.getString("target") == null ? "?" : params.getString("target");
+            int inflight = params == null || params.getString("inflight") == null ? 0
+                    : Integer.parseInt(params.getString("inflight"));
             int threads = e.getIntValue("threads");
-            Row row = rows.computeIfAbsent(target + "/" + method + "/" + threads, k -> new Row(target, method, threads));
+            Row row = rows.computeIfAbsent(target + "/" + method + "/" + threads + "/" + inflight,
+                    k -> new Row(target, method, threads, inflight));
             JSONObject primary = e.getJSONObject("primaryMetric");
             JSONObject secondary = e.getJSONObject("secondaryMetrics");
-            double alloc = Double.NaN;
-            if (secondary != null && secondary.getJSONObject("gc.alloc.rate.norm") != null) {
-                alloc = number(secondary.getJSONObject("gc.alloc.rate.norm").get("score"));
-            }
+            double alloc = secondaryScore(secondary, "gc.alloc.rate.norm");
             switch (e.getString("mode")) {
                 case "thrpt" -> {
-                    row.opsPerMs = perMs(number(primary.get("score")), primary.getString("scoreUnit"));
-                    row.opsPerMsError = perMs(number(primary.get("scoreError")), primary.getString("scoreUnit"));
+                    String unit = primary.getString("scoreUnit");
+                    row.opsPerMsMean = perMs(number(primary.get("score")), unit);
+                    row.opsPerMsError = perMs(number(primary.get("scoreError")), unit);
+                    double[] iterations = rawData(primary);
+                    row.iterations = iterations.length;
+                    row.opsPerMs = iterations.length == 0 ? row.opsPerMsMean : perMs(median(iterations), unit);
                     if (!Double.isNaN(alloc)) {
                         row.bytesPerOp = alloc;
                     }
+                    if (!"sample".equals(row.latencySource)) {
+                        double p50 = secondaryMs(secondary, "call.p50");
+                        if (!Double.isNaN(p50)) {
+                            row.p50Ms = p50;
+                            row.p99Ms = secondaryMs(secondary, "call.p99");
+                            row.p999Ms = secondaryMs(secondary, "call.p99.9");
+                            row.latencySource = "calls";
+                        }
+                    }
                 }
                 case "sample" -> {
+                    // JMH's own sampling (dubbo-benchmark's way) wins over the per-call recorder
                     JSONObject p = primary.getJSONObject("scorePercentiles");
                     String unit = primary.getString("scoreUnit");
                     row.p50Ms = ms(number(p.get("50.0")), unit);
                     row.p99Ms = ms(number(p.get("99.0")), unit);
                     row.p999Ms = ms(number(p.get("99.9")), unit);
+                    row.latencySource = "sample";
                     if (Double.isNaN(row.bytesPerOp)) {
                         row.bytesPerOp = alloc;
                     }
@@ -62,6 +79,51 @@ public final class JmhJson {
             }
         }
         return new ArrayList<>(rows.values());
+    }
+
+    private static double secondaryScore(JSONObject secondary, String name) {
+        if (secondary == null || secondary.getJSONObject(name) == null) {
+            return Double.NaN;
+        }
+        return number(secondary.getJSONObject(name).get("score"));
+    }
+
+    private static double secondaryMs(JSONObject secondary, String name) {
+        if (secondary == null || secondary.getJSONObject(name) == null) {
+            return Double.NaN;
+        }
+        JSONObject m = secondary.getJSONObject(name);
+        return ms(number(m.get("score")), m.getString("scoreUnit"));
+    }
+
+    /** Every measurement iteration's score, all forks together ({@code rawData} is forks x iterations). */
+    private static double[] rawData(JSONObject primary) {
+        JSONArray forks = primary.getJSONArray("rawData");
+        if (forks == null) {
+            return new double[0];
+        }
+        List<Double> out = new ArrayList<>();
+        for (int f = 0; f < forks.size(); f++) {
+            JSONArray its = forks.getJSONArray(f);
+            for (int i = 0; its != null && i < its.size(); i++) {
+                double v = number(its.get(i));
+                if (!Double.isNaN(v)) {
+                    out.add(v);
+                }
+            }
+        }
+        return out.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** The median (the mean of the middle two for an even count); NaN for none. */
+    static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
     private static double number(Object o) {
@@ -89,9 +151,9 @@ public final class JmhJson {
 
     private static double ms(double v, String unit) {
         return switch (unit) {
-            case "s/op" -> v * 1000;
-            case "us/op" -> v / 1000;
-            case "ns/op" -> v / 1_000_000;
+            case "s/op", "s" -> v * 1000;
+            case "us/op", "us" -> v / 1000;
+            case "ns/op", "ns" -> v / 1_000_000;
             default -> v; // ms/op
         };
     }

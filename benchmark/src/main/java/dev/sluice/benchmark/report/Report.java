@@ -6,27 +6,41 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
-/** Turns {@link Row}s into the comparison table (plain text and Markdown) and a summary JSON. */
+/**
+ * Turns {@link Row}s into the comparison tables (plain text and Markdown, one table per load: a thread count of the
+ * synchronous workload, or threads x calls in flight of the asynchronous one) and a summary JSON. Each row's ratio is
+ * its throughput over its baseline's (see {@link #baselineOf}) at the same method and load.
+ */
 public final class Report {
+
+    /** A row whose JMH error is above this fraction of its score is marked: too noisy to quote. */
+    public static final double NOISY = 0.10;
 
     private final List<Row> rows;
     private final List<String> targets;
     private final List<String> methods;
-    private final String baseline;
+    private final Function<String, String> baselineOf;
+
+    /** Every row compared with one baseline target. */
+    public Report(List<Row> rows, List<String> targets, List<String> methods, String baseline) {
+        this(rows, targets, methods, t -> baseline);
+    }
 
     /**
-     * @param targets report order of the targets; the first one present is the baseline unless {@code baseline}
-     *     is present
+     * @param targets report order of the targets
      * @param methods report order of the methods
+     * @param baselineOf the target each target's rows are compared with (e.g. Dubbo in the same serialization)
      */
-    public Report(List<Row> rows, List<String> targets, List<String> methods, String baseline) {
+    public Report(List<Row> rows, List<String> targets, List<String> methods, Function<String, String> baselineOf) {
         this.targets = targets;
         this.methods = methods;
-        this.baseline = baseline;
+        this.baselineOf = baselineOf;
         List<Row> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.<Row>comparingInt(r -> r.threads)
+        sorted.sort(Comparator.comparing(Row::load)
                 .thenComparingInt(r -> index(methods, r.method))
                 .thenComparingInt(r -> index(targets, r.target)));
         this.rows = sorted;
@@ -41,30 +55,49 @@ public final class Report {
         return rows;
     }
 
-    public List<Integer> threadCounts() {
-        TreeSet<Integer> t = new TreeSet<>();
-        rows.forEach(r -> t.add(r.threads));
+    /** The loads present, synchronous ones first. */
+    public List<Row.Load> loads() {
+        TreeSet<Row.Load> t = new TreeSet<>();
+        rows.forEach(r -> t.add(r.load()));
         return new ArrayList<>(t);
     }
 
-    /** Throughput of the baseline target for the same method and threads divided into this row's; NaN if none. */
+    /** The thread counts of the synchronous rows. */
+    public List<Integer> threadCounts() {
+        TreeSet<Integer> t = new TreeSet<>();
+        rows.stream().filter(r -> r.inflight == 0).forEach(r -> t.add(r.threads));
+        return new ArrayList<>(t);
+    }
+
+    /** The target {@code target}'s rows are compared with. */
+    public String baselineOf(String target) {
+        return baselineOf.apply(target);
+    }
+
+    /** This row's throughput divided by its baseline's for the same method and load; NaN if that is missing. */
     public double ratio(Row row) {
+        String baseline = baselineOf(row.target);
         for (Row r : rows) {
-            if (r.target.equals(baseline) && r.method.equals(row.method) && r.threads == row.threads) {
+            if (r.target.equals(baseline) && r.method.equals(row.method) && r.load().equals(row.load())) {
                 return row.opsPerMs / r.opsPerMs;
             }
         }
         return Double.NaN;
     }
 
+    /** Whether JMH's error is over {@link #NOISY} of the row's score. */
+    public static boolean noisy(Row row) {
+        return row.relativeError() > NOISY;
+    }
+
     private static final String[] HEADER = {
-        "method", "target", "ops/ms", "±", "vs " + "base", "p50 µs", "p99 µs", "p99.9 µs", "B/op"
+        "method", "target", "ops/ms", "±", "ratio", "p50 µs", "p99 µs", "p99.9 µs", "B/op"
     };
 
-    private List<String[]> cells(int threads) {
+    private List<String[]> cells(Row.Load load) {
         List<String[]> out = new ArrayList<>();
         for (Row r : rows) {
-            if (r.threads != threads) {
+            if (!r.load().equals(load)) {
                 continue;
             }
             double ratio = ratio(r);
@@ -72,7 +105,7 @@ public final class Report {
                 r.method,
                 r.target,
                 fixed(r.opsPerMs, 2),
-                fixed(r.opsPerMsError, 2),
+                fixed(r.opsPerMsError, 2) + (noisy(r) ? " !" : ""),
                 Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio),
                 fixed(r.p50Ms * 1000, 1),
                 fixed(r.p99Ms * 1000, 1),
@@ -87,13 +120,56 @@ public final class Report {
         return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
     }
 
-    /** Aligned plain-text tables, one per thread count. */
+    /** What the columns mean, for the lines under the tables. */
+    public List<String> legend() {
+        List<String> out = new ArrayList<>();
+        out.add("ops/ms: median of the measurement iterations (Throughput mode);"
+                + " ±: JMH's 99.9 % error of their mean.");
+        Map<String, List<String>> byBaseline = new TreeMap<>();
+        for (String t : presentTargets()) {
+            byBaseline.computeIfAbsent(baselineOf(t), k -> new ArrayList<>()).add(t);
+        }
+        for (Map.Entry<String, List<String>> e : byBaseline.entrySet()) {
+            boolean present = rows.stream().anyMatch(r -> r.target.equals(e.getKey()));
+            out.add("ratio: ops/ms over " + e.getKey() + "'s at the same method and load, for "
+                    + String.join(", ", e.getValue()) + (present ? "." : " (" + e.getKey() + " not in this run)."));
+        }
+        boolean sample = rows.stream().anyMatch(r -> "sample".equals(r.latencySource));
+        boolean calls = rows.stream().anyMatch(r -> "calls".equals(r.latencySource));
+        if (sample) {
+            out.add("percentiles" + (calls ? " of rows with SampleTime data" : "")
+                    + ": JMH SampleTime mode (the whole benchmark method, as dubbo-benchmark).");
+        }
+        if (calls) {
+            out.add("percentiles" + (sample ? " of the other rows" : "")
+                    + ": every call's own duration (per-call recorder, mean of the iterations' percentiles);"
+                    + " async: issue to future completion.");
+        }
+        out.add("B/op: client JVM allocation per call (gc profiler); the server's is not measured.");
+        if (rows.stream().anyMatch(Report::noisy)) {
+            out.add("!: JMH's error is over " + Math.round(NOISY * 100) + " % of the score: the iterations disagree,"
+                    + " do not quote this row.");
+        }
+        return out;
+    }
+
+    private List<String> presentTargets() {
+        List<String> out = new ArrayList<>();
+        for (String t : targets) {
+            if (rows.stream().anyMatch(r -> r.target.equals(t))) {
+                out.add(t);
+            }
+        }
+        rows.stream().map(r -> r.target).filter(t -> !out.contains(t)).distinct().forEach(out::add);
+        return out;
+    }
+
+    /** Aligned plain-text tables, one per load, then the legend. */
     public String text() {
         StringBuilder sb = new StringBuilder();
-        String[] header = HEADER.clone();
-        header[4] = "vs " + baseline;
-        for (int threads : threadCounts()) {
-            List<String[]> cells = cells(threads);
+        String[] header = HEADER;
+        for (Row.Load load : loads()) {
+            List<String[]> cells = cells(load);
             int[] width = new int[header.length];
             for (int i = 0; i < header.length; i++) {
                 width[i] = header[i].length();
@@ -101,7 +177,7 @@ public final class Report {
                     width[i] = Math.max(width[i], c[i].length());
                 }
             }
-            sb.append("threads = ").append(threads).append('\n');
+            sb.append(load.async() ? load.label() : "threads = " + load.threads()).append('\n');
             appendAligned(sb, header, width);
             String previousMethod = null;
             for (String[] c : cells) {
@@ -117,6 +193,9 @@ public final class Report {
             }
             sb.append('\n');
         }
+        if (!rows.isEmpty()) {
+            legend().forEach(l -> sb.append(l).append('\n'));
+        }
         return sb.toString();
     }
 
@@ -130,18 +209,21 @@ public final class Report {
         sb.append('\n');
     }
 
-    /** GitHub-flavoured Markdown tables, one per thread count. */
+    /** GitHub-flavoured Markdown tables, one per load, then the legend. */
     public String markdown() {
         StringBuilder sb = new StringBuilder();
-        String[] header = HEADER.clone();
-        header[4] = "vs " + baseline;
-        for (int threads : threadCounts()) {
-            sb.append("### ").append(threads).append(threads == 1 ? " thread" : " threads").append("\n\n");
+        String[] header = HEADER;
+        for (Row.Load load : loads()) {
+            sb.append("### ").append(load.label()).append("\n\n");
             sb.append("| ").append(String.join(" | ", header)).append(" |\n");
             sb.append("|---|---|").append("---:|".repeat(header.length - 2)).append('\n');
-            for (String[] c : cells(threads)) {
+            for (String[] c : cells(load)) {
                 sb.append("| ").append(String.join(" | ", c)).append(" |\n");
             }
+            sb.append('\n');
+        }
+        if (!rows.isEmpty()) {
+            legend().forEach(l -> sb.append("* ").append(l).append('\n'));
             sb.append('\n');
         }
         return sb.toString();
@@ -156,26 +238,34 @@ public final class Report {
                     .append(quote(e.getValue()));
             first = false;
         }
-        sb.append("\n  },\n  \"baseline\": ").append(quote(baseline)).append(",\n  \"rows\": [");
+        sb.append("\n  },\n  \"rows\": [");
         first = true;
         for (Row r : rows) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("target", r.target);
             m.put("method", r.method);
             m.put("threads", r.threads);
+            m.put("inflightPerThread", r.inflight);
             m.put("opsPerMs", r.opsPerMs);
+            m.put("opsPerMsMean", r.opsPerMsMean);
             m.put("opsPerMsError", r.opsPerMsError);
+            m.put("iterations", r.iterations);
+            m.put("noisy", noisy(r));
+            m.put("baseline", baselineOf(r.target));
             m.put("ratioToBaseline", ratio(r));
             m.put("p50Ms", r.p50Ms);
             m.put("p99Ms", r.p99Ms);
             m.put("p999Ms", r.p999Ms);
+            m.put("latencySource", r.latencySource);
             m.put("clientBytesPerOp", r.bytesPerOp);
             sb.append(first ? "\n    {" : ",\n    {");
             boolean f = true;
             for (Map.Entry<String, Object> e : m.entrySet()) {
                 sb.append(f ? "" : ", ").append(quote(e.getKey())).append(": ");
                 Object v = e.getValue();
-                if (v instanceof String s) {
+                if (v == null) {
+                    sb.append("null");
+                } else if (v instanceof String s) {
                     sb.append(quote(s));
                 } else if (v instanceof Double d) {
                     sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format(Locale.ROOT, "%.6g", d));
@@ -220,7 +310,4 @@ public final class Report {
         return methods;
     }
 
-    public String baseline() {
-        return baseline;
-    }
 }

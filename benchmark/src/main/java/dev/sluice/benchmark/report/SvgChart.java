@@ -6,7 +6,8 @@ import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A self-contained SVG: for each thread count, grouped bars per method with one bar per target, for throughput
+ * A self-contained SVG: for each load (thread count, or async threads x calls in flight), grouped bars per method
+ * with one bar per target, for throughput
  * (ops/ms, higher is better) and, when sample-time data exists, p99 latency (µs, lower is better).
  */
 public final class SvgChart {
@@ -34,10 +35,10 @@ public final class SvgChart {
             }
         }
         boolean latency = report.rows().stream().anyMatch(r -> !Double.isNaN(r.p99Ms));
-        List<Integer> threads = report.threadCounts();
+        List<Row.Load> loads = report.loads();
         int columns = latency ? 2 : 1;
         int width = GAP + columns * (PANEL_W + GAP);
-        int height = LEGEND_H + threads.size() * (PANEL_H + GAP) + GAP;
+        int height = LEGEND_H + loads.size() * (PANEL_H + GAP) + GAP;
 
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT,
@@ -57,8 +58,8 @@ public final class SvgChart {
         }
 
         int y = LEGEND_H;
-        for (int t : threads) {
-            String suffix = t == 1 ? "1 thread" : t + " threads";
+        for (Row.Load t : loads) {
+            String suffix = t.label();
             panel(svg, report, targets, methods, t, GAP, y, "Throughput, ops/ms (higher is better), " + suffix,
                     r -> r.opsPerMs, r -> r.opsPerMsError);
             if (latency) {
@@ -72,7 +73,7 @@ public final class SvgChart {
     }
 
     private static void panel(StringBuilder svg, Report report, List<String> targets, List<String> methods,
-            int threads, int x0, int y0, String title, ToDoubleFunction<Row> value, ToDoubleFunction<Row> error) {
+            Row.Load load, int x0, int y0, String title, ToDoubleFunction<Row> value, ToDoubleFunction<Row> error) {
         int left = 56;
         int top = 28;
         int bottom = 34;
@@ -80,7 +81,7 @@ public final class SvgChart {
         int plotH = PANEL_H - top - bottom;
         double max = 0;
         for (Row r : report.rows()) {
-            if (r.threads == threads) {
+            if (r.load().equals(load)) {
                 double v = value.applyAsDouble(r);
                 if (!Double.isNaN(v)) {
                     max = Math.max(max, v); // error bars are clipped, so a noisy run does not flatten the bars
@@ -115,7 +116,7 @@ public final class SvgChart {
                     "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", left + m * groupW + groupW / 2,
                     top + plotH + 18, esc(methods.get(m))));
             for (int t = 0; t < targets.size(); t++) {
-                Row row = find(report, targets.get(t), methods.get(m), threads);
+                Row row = find(report, targets.get(t), methods.get(m), load);
                 double v = row == null ? Double.NaN : value.applyAsDouble(row);
                 if (Double.isNaN(v)) {
                     continue;
@@ -145,9 +146,9 @@ public final class SvgChart {
         svg.append("</g>\n");
     }
 
-    private static Row find(Report report, String target, String method, int threads) {
+    private static Row find(Report report, String target, String method, Row.Load load) {
         for (Row r : report.rows()) {
-            if (r.target.equals(target) && r.method.equals(method) && r.threads == threads) {
+            if (r.target.equals(target) && r.method.equals(method) && r.load().equals(load)) {
                 return r;
             }
         }

@@ -1,6 +1,8 @@
 package dev.sluice.benchmark.targets;
 
 import dev.sluice.benchmark.BenchTarget;
+import dev.sluice.benchmark.async.AsyncUserService;
+import dev.sluice.benchmark.async.AsyncUserServiceImpl;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -20,9 +22,11 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 
 /**
- * A real Dubbo 3.3.6 provider and consumer, set up like dubbo-benchmark's fastjson2 variant (docs/wire-format.md §9.3):
- * dubbo protocol, fastjson2, no registry, {@code filter=-default}, {@code check=false}; plus QoS off and a short
- * shutdown wait. The only knob is the Dubbo {@code Transporter} used on both sides ({@code server=} / {@code client=}).
+ * A real Dubbo 3.3.6 provider and consumer, set up like dubbo-benchmark's fastjson2 and hessian-lite variants
+ * (docs/wire-format.md §9.3): dubbo protocol, the serialization named on the protocol and in the consumer's direct URL
+ * ({@code serialization=fastjson2} or {@code serialization=hessian2}, Dubbo's default), no registry,
+ * {@code filter=-default}, {@code check=false}; plus QoS off and a short shutdown wait. The knobs are the Dubbo
+ * {@code Transporter} used on both sides ({@code server=} / {@code client=}) and the serialization.
  */
 public final class DubboTarget implements BenchTarget {
 
@@ -30,11 +34,16 @@ public final class DubboTarget implements BenchTarget {
 
     private final String name;
     private final String transporter;
+    private final String serialization;
     private final String description;
 
-    public DubboTarget(String name, String transporter, String description) {
+    /**
+     * @param serialization Dubbo's name of the serialization, {@code fastjson2} or {@code hessian2}
+     */
+    public DubboTarget(String name, String transporter, String serialization, String description) {
         this.name = name;
         this.transporter = transporter;
+        this.serialization = serialization;
         this.description = description;
     }
 
@@ -50,6 +59,15 @@ public final class DubboTarget implements BenchTarget {
 
     public String transporter() {
         return transporter;
+    }
+
+    public String serialization() {
+        return serialization;
+    }
+
+    @Override
+    public boolean supportsAsync() {
+        return true;
     }
 
     /** Checks the Transporter SPI files (without starting Dubbo); this also proves they survived shading. */
@@ -105,43 +123,75 @@ public final class DubboTarget implements BenchTarget {
         ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
         protocol.setHost(host);
         protocol.setServer(transporter);
-        protocol.setSerialization("fastjson2");
+        protocol.setSerialization(serialization);
 
         ServiceConfig<UserService> service = new ServiceConfig<>();
         service.setInterface(UserService.class);
         service.setRef(new UserServiceServerImpl());
         service.setFilter("-default");
+        ServiceConfig<AsyncUserService> async = new ServiceConfig<>();
+        async.setInterface(AsyncUserService.class);
+        async.setRef(new AsyncUserServiceImpl());
+        async.setFilter("-default");
 
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + name + "-server"))
                 .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
                 .protocol(protocol)
                 .service(service)
+                .service(async)
                 .start(); // synchronous: the port is bound when this returns
         return bootstrap::destroy;
     }
 
-    @Override
-    public Client connect(ClientConfig config) {
+    private <T> ReferenceConfig<T> reference(Class<T> iface, ClientConfig config) {
+        ReferenceConfig<T> reference = new ReferenceConfig<>();
+        reference.setInterface(iface);
+        reference.setCheck(false);
+        reference.setTimeout(config.timeoutMillis()); // 1000 = Dubbo's default, what dubbo-benchmark runs with
+        reference.setUrl("dubbo://" + config.host() + ":" + config.port() + "?serialization=" + serialization);
+        return reference;
+    }
+
+    private DubboBootstrap consumer(ReferenceConfig<?> reference) {
         ConsumerConfig consumer = new ConsumerConfig();
         consumer.setClient(transporter);
         consumer.setFilter("-default");
-
-        ReferenceConfig<UserService> reference = new ReferenceConfig<>();
-        reference.setInterface(UserService.class);
-        reference.setCheck(false);
-        reference.setTimeout(config.timeoutMillis()); // 1000 = Dubbo's default, what dubbo-benchmark runs with
-        reference.setUrl("dubbo://" + config.host() + ":" + config.port() + "?serialization=fastjson2");
-
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + name + "-client"))
                 .consumer(consumer)
                 .reference(reference)
                 .start();
+        return bootstrap;
+    }
+
+    @Override
+    public Client connect(ClientConfig config) {
+        ReferenceConfig<UserService> reference = reference(UserService.class, config);
+        DubboBootstrap bootstrap = consumer(reference);
         UserService proxy = reference.get();
         return new Client() {
             @Override
             public UserService service() {
+                return proxy;
+            }
+
+            @Override
+            public void close() {
+                bootstrap.destroy();
+            }
+        };
+    }
+
+    /** Dubbo 3.3.6 makes a method declared to return {@code CompletableFuture} an asynchronous call on its own. */
+    @Override
+    public AsyncClient connectAsync(ClientConfig config) {
+        ReferenceConfig<AsyncUserService> reference = reference(AsyncUserService.class, config);
+        DubboBootstrap bootstrap = consumer(reference);
+        AsyncUserService proxy = reference.get();
+        return new AsyncClient() {
+            @Override
+            public AsyncUserService service() {
                 return proxy;
             }
 

@@ -1,6 +1,7 @@
 package dev.sluice.benchmark.targets;
 
 import dev.sluice.benchmark.BenchTarget;
+import dev.sluice.benchmark.async.AsyncUserService;
 import dev.sluice.codec.dubbo.DubboCodec;
 import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboEncoder;
@@ -42,6 +43,10 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  * frame into a pooled buffer with a fresh id and waits for the response with that id; the server, on its event loop,
  * picks the response by the request's frame length (the four differ), patches the id in, and sends it. Results are
  * canned objects. Frames are cut by the transport's {@link LengthFieldFrames} (16-byte header, length at 12).
+ *
+ * <p>The asynchronous client sends the same frames (with the synchronous service's path: the server does not read
+ * it) and completes each call's future with its canned result on the event loop that read the response; it keeps
+ * no timer of its own (the benchmark bounds each wait).
  */
 public final class RawTarget implements BenchTarget {
 
@@ -201,10 +206,49 @@ public final class RawTarget implements BenchTarget {
         return new RawClient(config);
     }
 
-    /** Sends the pre-encoded requests and waits for the response with the same id; returns canned results. */
+    @Override
+    public boolean supportsAsync() {
+        return true;
+    }
+
+    @Override
+    public AsyncClient connectAsync(ClientConfig config) throws Exception {
+        RawClient client = new RawClient(config);
+        return new AsyncClient() {
+            @Override
+            public AsyncUserService service() {
+                return client.async;
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        };
+    }
+
+    /** One call: completes with its canned result when the response with its id arrives. */
+    static final class RawCall<T> extends CompletableFuture<T> {
+        final long id;
+        final T result;
+
+        RawCall(long id, T result) {
+            this.id = id;
+            this.result = result;
+        }
+
+        void succeed() {
+            complete(result);
+        }
+    }
+
+    /**
+     * Sends the pre-encoded requests and waits for the response with the same id; returns canned results. Its
+     * {@link #async} view returns each call's future at once.
+     */
     static final class RawClient implements Client, UserService {
         private final Frames frames = new Frames();
-        private final ConcurrentHashMap<Long, CompletableFuture<Void>> pending = new ConcurrentHashMap<>();
+        private final ConcurrentHashMap<Long, RawCall<?>> pending = new ConcurrentHashMap<>();
         private final AtomicLong ids = new AtomicLong();
         private final long timeoutMillis;
         private final NettyClientTransport transport;
@@ -227,10 +271,10 @@ public final class RawTarget implements BenchTarget {
                             } finally {
                                 frame.release();
                             }
-                            CompletableFuture<Void> call = pending.remove(id);
+                            RawCall<?> call = pending.remove(id);
                             if (call != null) {
                                 if (status == DubboConstants.STATUS_OK) {
-                                    call.complete(null);
+                                    call.succeed();
                                 } else {
                                     call.completeExceptionally(new IllegalStateException("raw: status " + status));
                                 }
@@ -241,21 +285,27 @@ public final class RawTarget implements BenchTarget {
             transport.connect().get(30, TimeUnit.SECONDS);
         }
 
-        private void call(int method) {
+        private <T> RawCall<T> send(int method, T result) {
             long id = ids.incrementAndGet();
-            CompletableFuture<Void> done = new CompletableFuture<>();
+            RawCall<T> done = new RawCall<>(id, result);
             pending.put(id, done);
-            try {
-                transport.connection().send(new Frame(frames.requests[method], id), new WriteListener() {
-                    @Override
-                    public void onWritten() {
-                    }
+            transport.connection().send(new Frame(frames.requests[method], id), new WriteListener() {
+                @Override
+                public void onWritten() {
+                }
 
-                    @Override
-                    public void onWriteFailed(Throwable cause) {
-                        done.completeExceptionally(cause);
-                    }
-                });
+                @Override
+                public void onWriteFailed(Throwable cause) {
+                    pending.remove(id);
+                    done.completeExceptionally(cause);
+                }
+            });
+            return done;
+        }
+
+        private void call(int method) {
+            RawCall<Boolean> done = send(method, Boolean.TRUE);
+            try {
                 done.get(timeoutMillis, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 throw new IllegalStateException("raw: no response after " + timeoutMillis + " ms", e);
@@ -265,9 +315,32 @@ public final class RawTarget implements BenchTarget {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("raw: interrupted", e);
             } finally {
-                pending.remove(id);
+                pending.remove(done.id);
             }
         }
+
+        /** The same calls, each returning its future at once. */
+        final AsyncUserService async = new AsyncUserService() {
+            @Override
+            public CompletableFuture<Boolean> existUser(String email) {
+                return send(EXIST, Boolean.TRUE);
+            }
+
+            @Override
+            public CompletableFuture<Boolean> createUser(User user) {
+                return send(CREATE, Boolean.TRUE);
+            }
+
+            @Override
+            public CompletableFuture<User> getUser(long id) {
+                return send(GET, frames.user);
+            }
+
+            @Override
+            public CompletableFuture<Page<User>> listUser(int pageNo) {
+                return send(LIST, frames.page);
+            }
+        };
 
         @Override
         public boolean existUser(String email) {
@@ -298,9 +371,17 @@ public final class RawTarget implements BenchTarget {
             return this;
         }
 
+        /** Closes the connection and fails every call still waiting for its response. */
         @Override
         public void close() {
             transport.close();
+            IllegalStateException closed = new IllegalStateException("raw: client closed");
+            for (Long id : pending.keySet()) {
+                RawCall<?> call = pending.remove(id);
+                if (call != null) {
+                    call.completeExceptionally(closed);
+                }
+            }
         }
     }
 }

@@ -11,12 +11,19 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 
+@org.junit.jupiter.api.Timeout(30)
 class ReportTest {
 
     private static Row row(String target, String method, int threads, double ops) {
-        Row r = new Row(target, method, threads);
+        return row(target, method, threads, 0, ops, ops / 10);
+    }
+
+    private static Row row(String target, String method, int threads, int inflight, double ops, double error) {
+        Row r = new Row(target, method, threads, inflight);
         r.opsPerMs = ops;
-        r.opsPerMsError = ops / 10;
+        r.opsPerMsMean = ops;
+        r.opsPerMsError = error;
+        r.latencySource = "calls";
         r.p50Ms = 0.5;
         r.p99Ms = 2.25;
         r.p999Ms = 9;
@@ -50,6 +57,10 @@ class ReportTest {
         assertTrue(text.contains("12,345"), text);
         String md = report.markdown();
         assertTrue(md.contains("| getUser | sluice | 30.00 | 3.00 | 1.50x |"), md);
+        assertTrue(md.contains("### 32 threads"), md);
+        assertTrue(md.contains(
+                "ratio: ops/ms over dubbo-netty4's at the same method and load, for dubbo-netty4, sluice"), md);
+        assertTrue(!md.contains("do not quote"), md); // every error here is exactly 10 %: not marked
     }
 
     @Test
@@ -64,6 +75,76 @@ class ReportTest {
         assertEquals("svg", doc.getDocumentElement().getNodeName());
         // one bar per row in each of the two panels (throughput, p99), plus background, frames and legend
         assertTrue(doc.getElementsByTagName("rect").getLength() >= 2 * 4);
+    }
+
+    private final Report mixed = new Report(
+            List.of(row("dubbo-netty4", "listUser", 32, 20), row("sluice", "listUser", 32, 40),
+                    row("dubbo-netty4-hessian2", "listUser", 32, 10), row("sluice-hessian2", "listUser", 32, 0, 35, 7),
+                    row("dubbo-netty4", "listUser", 4, 64, 50, 1), row("sluice", "listUser", 4, 64, 400, 2),
+                    row("sluice", "listUser", 32, 8, 300, 3), row("dubbo-netty4", "listUser", 1, 64, 30, 1)),
+            List.of("dubbo-netty4", "sluice", "raw", "dubbo-netty4-hessian2", "sluice-hessian2"),
+            List.of("createUser", "existUser", "getUser", "listUser"),
+            t -> t.endsWith("-hessian2") ? "dubbo-netty4-hessian2" : "dubbo-netty4");
+
+    @Test
+    void eachRowIsComparedWithItsOwnBaselineAtTheSameLoad() {
+        Row sluiceHessian2 = find(mixed, "sluice-hessian2", 32, 0);
+        assertEquals(3.5, mixed.ratio(sluiceHessian2), 1e-9); // 35 / dubbo-netty4-hessian2's 10, not dubbo-netty4's 20
+        assertEquals(2.0, mixed.ratio(find(mixed, "sluice", 32, 0)), 1e-9);
+        assertEquals(8.0, mixed.ratio(find(mixed, "sluice", 4, 64)), 1e-9); // async against async, same load
+        assertTrue(Double.isNaN(mixed.ratio(find(mixed, "sluice", 32, 8)))); // no dubbo-netty4 at 32 x 8
+        Report alone = new Report(List.of(row("sluice", "getUser", 32, 30)), List.of("dubbo-netty4", "sluice"),
+                List.of("getUser"), "dubbo-netty4");
+        assertTrue(alone.text().contains("for sluice (dubbo-netty4 not in this run)."), alone.text());
+        assertTrue(alone.text().contains("getUser  sluice   30.00  3.00      -"), alone.text());
+        String text = mixed.text();
+        assertTrue(text.contains("ratio: ops/ms over dubbo-netty4-hessian2's at the same method and load, for"
+                + " dubbo-netty4-hessian2, sluice-hessian2"), text);
+    }
+
+    @Test
+    void loadsAreSyncFirstThenAsyncWithTheirOwnTables() {
+        assertEquals(List.of(new Row.Load(32, 0), new Row.Load(1, 64), new Row.Load(4, 64), new Row.Load(32, 8)),
+                mixed.loads());
+        assertEquals(List.of(32), mixed.threadCounts());
+        String md = mixed.markdown();
+        int sync = md.indexOf("### 32 threads");
+        int async1 = md.indexOf("### async, 1 thread x 64 in flight");
+        int async4 = md.indexOf("### async, 4 threads x 64 in flight");
+        int async32 = md.indexOf("### async, 32 threads x 8 in flight");
+        assertTrue(sync >= 0 && sync < async1 && async1 < async4 && async4 < async32, md);
+        assertTrue(mixed.text().contains("async, 4 threads x 64 in flight\n"), mixed.text());
+        String json = mixed.json(Map.of());
+        assertTrue(json.contains("\"inflightPerThread\": 64"), json);
+        assertTrue(json.contains("\"baseline\": \"dubbo-netty4-hessian2\""), json);
+    }
+
+    @Test
+    void aRowWhoseErrorIsOverTenPercentIsMarked() {
+        Row noisy = find(mixed, "sluice-hessian2", 32, 0); // 7 on 35: 20 %
+        assertTrue(Report.noisy(noisy));
+        assertTrue(!Report.noisy(find(mixed, "sluice", 4, 64)));
+        String md = mixed.markdown();
+        assertTrue(md.contains("| listUser | sluice-hessian2 | 35.00 | 7.00 ! | 3.50x |"), md);
+        assertTrue(md.contains("| listUser | sluice | 40.00 | 4.00 | 2.00x |"), md);
+        assertTrue(md.contains("!: JMH's error is over 10 % of the score"), md);
+        assertTrue(mixed.json(Map.of()).contains("\"noisy\": true"));
+    }
+
+    @Test
+    void theChartHasAPanelPairPerLoad() throws Exception {
+        String svg = SvgChart.render(mixed, "mixed");
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+        assertEquals("svg", doc.getDocumentElement().getNodeName());
+        assertTrue(svg.contains("Throughput, ops/ms (higher is better), async, 4 threads x 64 in flight"), svg);
+        assertTrue(svg.contains("p99 latency, µs (lower is better), 32 threads"), svg);
+    }
+
+    private static Row find(Report report, String target, int threads, int inflight) {
+        return report.rows().stream()
+                .filter(r -> r.target.equals(target) && r.threads == threads && r.inflight == inflight)
+                .findFirst().orElseThrow();
     }
 
     @Test

@@ -1,0 +1,62 @@
+package dev.sluice.benchmark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class RunnerTest {
+
+    /** Seconds of a whole run: every benchmark of every target, plus a server start per target. */
+    private static long seconds(Settings s, List<String> targets) {
+        long n = 0;
+        for (String t : targets) {
+            n += Runner.benchmarksOf(s, Targets.get(t));
+        }
+        return n * Runner.secondsPerBenchmark(s) + 5L * targets.size();
+    }
+
+    @Test
+    void theDefaultRunStaysUnderTwelveMinutes() {
+        Settings s = Settings.parse(new String[0]);
+        // 4 targets x 2 thread counts x 4 methods, one mode: 32 client JVMs of 10 s warm-up + 5 s + start
+        assertEquals(32, Targets.defaultNames().stream().mapToInt(t -> Runner.benchmarksOf(s, Targets.get(t))).sum());
+        long seconds = seconds(s, Targets.defaultNames());
+        assertTrue(seconds <= 12 * 60, seconds + " s");
+        assertTrue(seconds >= 9 * 60, seconds + " s: the warm-up would be too short to trust");
+    }
+
+    @Test
+    void theSmokeRunsEveryTargetAndTheAsyncWorkloadInAboutThreeMinutes() {
+        Settings s = Settings.parse(new String[] {"--smoke"});
+        long seconds = seconds(s, Targets.names());
+        assertTrue(seconds <= 200, seconds + " s");
+        for (String t : Targets.names()) {
+            List<Runner.Run> runs = Runner.runs(s, Targets.get(t));
+            assertTrue(runs.stream().anyMatch(r -> !r.async()), t);
+            assertEquals(Targets.defaultNames().contains(t), runs.stream().anyMatch(Runner.Run::async), t);
+        }
+    }
+
+    @Test
+    void forksMultiplyTheTime() {
+        long one = Runner.secondsPerBenchmark(Settings.parse(new String[0]));
+        assertEquals(19, one); // 5 x 2 s warm-up + 5 x 1 s + 4 s for the JVM
+        assertEquals(2 * one, Runner.secondsPerBenchmark(Settings.parse(new String[] {"--forks", "2"})));
+    }
+
+    @Test
+    void syncRunsGoFromTheMostThreadsThenAsyncInThroughputModeOnly() {
+        Settings s = Settings.parse(new String[] {"--threads", "1,8,32", "--async", "1x64,32x8", "--full"});
+        List<Runner.Run> runs = Runner.runs(s, Targets.get("sluice"));
+        assertEquals(List.of("t=32", "t=8", "t=1", "async t=1x64", "async t=32x8"),
+                runs.stream().map(Runner.Run::label).toList());
+        assertEquals(List.of("thrpt", "sample"), runs.get(0).modes());
+        assertEquals(List.of("thrpt"), runs.get(3).modes());
+        assertEquals(8, runs.get(0).benchmarks());
+        assertEquals(4, runs.get(4).benchmarks());
+    }
+}
