@@ -30,12 +30,18 @@ import org.junit.jupiter.api.Timeout;
  * that ended without an answer (timeout or disconnect) from a provider that ran it. Latency and throughput during
  * the freeze are reported, not asserted: with no stall detection both transports wait out the timeout there.
  *
- * <p>{@link #CONSUMER_PARAMS} is where a consumer option (e.g. {@code sluice.stall-timeout}) goes to be compared.
+ * <p>The consumer's reference takes extra URL parameters per transport from the system properties
+ * {@code sluice.cluster.params.netty4} and {@code sluice.cluster.params.sluice} ({@code k=v&k=v}; none by default),
+ * so a transport option can be compared against the same scenario without it, e.g.
+ * <pre>
+ * mvn -B -pl integration-tests -am verify -DskipFuzz -Dtest=ClusterScaleOutTest -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dsluice.cluster.params.sluice=sluice.stall-timeout=300
+ * </pre>
  */
 @Timeout(value = 450, unit = TimeUnit.SECONDS)
 class ClusterScaleOutTest {
-    /** Extra URL parameters of the consumer's reference, per transport ({@code -} for none). */
-    private static final String CONSUMER_PARAMS = "-";
+    /** Prefix of the system properties holding the consumer's extra URL parameters, per transport. */
+    static final String PARAMS_PROPERTY = "sluice.cluster.params.";
     private static final Duration CHILD_LIMIT = Duration.ofSeconds(200);
 
     @Test
@@ -45,7 +51,7 @@ class ClusterScaleOutTest {
         for (String transport : List.of("netty4", "sluice")) {
             ChildResult result = IsolatedJvm.of(ClusterScenario.class)
                     .name("cluster-" + transport)
-                    .args(transport, CONSUMER_PARAMS)
+                    .args(transport, System.getProperty(PARAMS_PROPERTY + transport, "-"))
                     .timeout(CHILD_LIMIT)
                     .run();
             System.out.println("cluster " + transport + ": " + result);
@@ -80,7 +86,7 @@ class ClusterScaleOutTest {
                 .append(ClusterScenario.CALLERS).append(" callers, timeout ").append(ClusterScenario.TIMEOUT_MS)
                 .append(" ms, failover retries=").append(ClusterScenario.RETRIES).append("); test time ")
                 .append(seconds).append(" s\n\n");
-        String[] keys = {"sent", "succeeded", "failed", "lost", "over500ms", "maxMs", "duplicates",
+        String[] keys = {"consumerParams", "sent", "succeeded", "failed", "lost", "over500ms", "maxMs", "duplicates",
             "dupAfterTimeout", "dupAfterDisconnect", "dupUnexplained", "beforePerSec", "freezePerSec",
             "freezeOver500ms", "frozenTimeouts", "loadAvgStart", "loadAvgEnd"};
         sb.append(String.format(Locale.ROOT, "%-20s", "transport"));

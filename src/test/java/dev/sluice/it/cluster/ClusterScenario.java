@@ -36,7 +36,9 @@ import org.apache.dubbo.rpc.cluster.ClusterInvoker;
  *
  * <p>Phases, in order, each a span of the load (the report counts calls by the phase they ended in):
  * <ol>
- *   <li>{@code warmup}, {@code before}: three providers;</li>
+ *   <li>{@code warmup} (at least {@value #WARMUP_MS} ms and {@value #WARMUP_CALLS} successful calls, at most
+ *       {@value #WARMUP_CAP_MS} ms: JIT, pools and connections warm, so that {@code before} is a fair baseline),
+ *       {@code before} ({@value #BEFORE_MS} ms): three providers;</li>
  *   <li>{@code freeze}: provider p2 stopped with SIGSTOP for {@value #FREEZE_MS} ms, then SIGCONT;</li>
  *   <li>{@code thawed};</li>
  *   <li>{@code stopping}: p3 gets SIGTERM, and Dubbo's shutdown hook stops it gracefully; until it exited;</li>
@@ -58,8 +60,8 @@ public final class ClusterScenario {
     static final int RETRIES = 2;
     /** Warm-up: at least this long and this many successful calls (JIT, connections, pools), at most the cap. */
     static final long WARMUP_MS = 2000;
-    static final long WARMUP_CALLS = 3000;
-    static final long WARMUP_CAP_MS = 20_000;
+    static final long WARMUP_CALLS = 10_000;
+    static final long WARMUP_CAP_MS = 25_000;
     static final long BEFORE_MS = 4000;
     static final long FREEZE_MS = 10_000;
     static final long THAWED_MS = 3000;
@@ -71,6 +73,7 @@ public final class ClusterScenario {
     private static final long START_LIMIT_MS = 120_000;
 
     private final String transport;
+    private final String consumerParamsText;
     private final Map<String, String> consumerParams;
     private final Path dir;
     private final List<Tally.Phase> phases = new ArrayList<>();
@@ -79,8 +82,10 @@ public final class ClusterScenario {
     private Load load;
     private long loadStart;
 
-    private ClusterScenario(String transport, Map<String, String> consumerParams, Path dir) {
+    private ClusterScenario(String transport, String consumerParamsText, Map<String, String> consumerParams,
+            Path dir) {
         this.transport = transport;
+        this.consumerParamsText = consumerParamsText;
         this.consumerParams = consumerParams;
         this.dir = dir;
     }
@@ -88,12 +93,13 @@ public final class ClusterScenario {
     public static void main(String[] args) {
         Scenario.run(() -> {
             String transport = args[0];
-            Map<String, String> params = parseParams(args.length > 1 ? args[1] : "-");
+            String paramsText = args.length > 1 && !args[1].isBlank() ? args[1] : "-";
+            Map<String, String> params = parseParams(paramsText);
             Path dir = Files.createDirectories(Scenario.workDirectory().resolve("cluster"));
             // Provider logs beside this scenario's own, not under a target/ of the child's working directory.
             System.setProperty("sluice.it.logdir", Scenario.workDirectory().resolve("providers").toString());
             ClusterDubbo.defaults();
-            new ClusterScenario(transport, params, dir).run();
+            new ClusterScenario(transport, paramsText, params, dir).run();
         });
     }
 
@@ -137,7 +143,7 @@ public final class ClusterScenario {
             awaitAvailable(reference, List.of(p1, p2, p3), START_LIMIT_MS);
             checkTransports();
             Scenario.ok("cluster-start", "ms", millisSince(t0), "transport", transport, "zookeeper", zk,
-                    "consumerParams", consumerParams.isEmpty() ? "-" : consumerParams);
+                    "consumerParams", consumerParamsText);
 
             load = new Load(service, CALLERS);
             loadStart = System.nanoTime();
@@ -184,8 +190,9 @@ public final class ClusterScenario {
             }
 
             load.stop();
-            // A call lasts at most (1 + retries) timeouts plus Dubbo's bookkeeping; give them twice that.
-            int stuck = load.awaitCallers(2L * (1 + RETRIES) * TIMEOUT_MS + 4000);
+            // A call lasts (1 + retries) timeouts plus Dubbo's bookkeeping, a few seconds even on a starved machine;
+            // only one that has not returned after ten times that is counted lost.
+            int stuck = load.awaitCallers(10L * (1 + RETRIES) * TIMEOUT_MS);
             long loadEnd = System.nanoTime();
             event("load stopped; callers still inside a call: " + stuck
                     + (stuck == 0 ? "" : ", calls " + load.inFlight()));
@@ -204,7 +211,8 @@ public final class ClusterScenario {
 
             Tally tally = new Tally(load.sent(), load.finished(), AttemptFilter.attemptsByCall(),
                     executions(), phases, p2.port());
-            Scenario.ok("cluster", concat(new Object[] {"transport", transport, "loadMs",
+            Scenario.ok("cluster", concat(new Object[] {"transport", transport, "consumerParams", consumerParamsText,
+                    "loadMs",
                     TimeUnit.NANOSECONDS.toMillis(loadEnd - loadStart), "stuckCallers", stuck,
                     "loadAvgStart", loadAvgStart, "loadAvgEnd", loadAverage()}, tally.metrics()));
             Object[] failures = new Object[tally.failedByType.size() * 2];

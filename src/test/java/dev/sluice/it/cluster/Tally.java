@@ -263,11 +263,11 @@ final class Tally {
         for (String example : unexplainedExamples) {
             sb.append("    unexplained: ").append(example).append('\n');
         }
-        sb.append(String.format(Locale.ROOT, "  %-10s %8s %8s %8s %8s %10s %8s%n", "phase", "seconds", "ended", "ok",
-                "failed", "ok/s", ">500ms"));
+        sb.append(String.format(Locale.ROOT, "  %-10s %8s %8s %8s %8s %10s %8s %8s%n", "phase", "seconds", "ended",
+                "ok", "failed", "ok/s", ">500ms", "max ms"));
         for (PhaseCounts p : phases) {
-            sb.append(String.format(Locale.ROOT, "  %-10s %8.1f %8d %8d %8d %10.0f %8d%n", p.phase().name(),
-                    p.phase().seconds(), p.ended(), p.ok(), p.failed(), p.okPerSecond(), p.slow()));
+            sb.append(String.format(Locale.ROOT, "  %-10s %8.1f %8d %8d %8d %10.0f %8d %8d%n", p.phase().name(),
+                    p.phase().seconds(), p.ended(), p.ok(), p.failed(), p.okPerSecond(), p.slow(), p.maxMs()));
         }
         return sb.toString();
     }
