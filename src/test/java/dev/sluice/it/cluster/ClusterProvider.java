@@ -33,7 +33,7 @@ public final class ClusterProvider {
             String zookeeper = args[2];
             Path executions = Paths.get(args[3]);
             Path stopFile = Paths.get(args[4]);
-            ClusterDubbo.defaults();
+            ClusterDubbo.defaults(ClusterDubbo.PROVIDER_SHUTDOWN_WAIT_MS);
             try (ExecutionLog log = ExecutionLog.open(executions)) {
                 long t0 = System.nanoTime();
                 ProtocolConfig protocol = DubboPeers.dubboProtocol(port);

@@ -98,7 +98,7 @@ public final class ClusterScenario {
             Path dir = Files.createDirectories(Scenario.workDirectory().resolve("cluster"));
             // Provider logs beside this scenario's own, not under a target/ of the child's working directory.
             System.setProperty("sluice.it.logdir", Scenario.workDirectory().resolve("providers").toString());
-            ClusterDubbo.defaults();
+            ClusterDubbo.defaults(ClusterDubbo.CONSUMER_SHUTDOWN_WAIT_MS);
             new ClusterScenario(transport, paramsText, params, dir).run();
         });
     }
