@@ -28,6 +28,7 @@ public final class TransportOptions {
     private final boolean reconnect;
     private final Duration reconnectInitialBackoff;
     private final Duration reconnectMaxBackoff;
+    private final Duration closeTimeout;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -47,6 +48,7 @@ public final class TransportOptions {
         this.reconnect = b.reconnect;
         this.reconnectInitialBackoff = b.reconnectInitialBackoff;
         this.reconnectMaxBackoff = b.reconnectMaxBackoff;
+        this.closeTimeout = b.closeTimeout;
     }
 
     public static TransportOptions defaults() {
@@ -76,6 +78,7 @@ public final class TransportOptions {
         b.reconnect = reconnect;
         b.reconnectInitialBackoff = reconnectInitialBackoff;
         b.reconnectMaxBackoff = reconnectMaxBackoff;
+        b.closeTimeout = closeTimeout;
         return b;
     }
 
@@ -113,7 +116,10 @@ public final class TransportOptions {
         return writeBufferHighWaterMark;
     }
 
-    /** Most bytes a connection holds in its write queue before {@code send} fails fast. */
+    /**
+     * Most bytes a connection holds unwritten (queued, or handed to the channel and not yet taken by the socket)
+     * before {@code send} fails fast; while it is over this cap the connection also stops reading from its peer.
+     */
     public long pendingBytesCap() {
         return pendingBytesCap;
     }
@@ -154,6 +160,15 @@ public final class TransportOptions {
         return reconnectMaxBackoff;
     }
 
+    /**
+     * How long a graceful {@link Connection#close()} may take to write what was queued before it. When the peer does
+     * not read that much within this time (a frozen process, a black-holing proxy), the connection is closed
+     * forcibly and whatever is left fails. Default 3 s.
+     */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -161,7 +176,7 @@ public final class TransportOptions {
                 + ", payloadLimit=" + payloadLimit + ", waterMarks=" + writeBufferLowWaterMark + "/"
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
-                + ", allocator=" + allocator + ", reconnect=" + reconnect + "}";
+                + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout + "}";
     }
 
     /** Builder; every setter validates its argument at once. */
@@ -183,6 +198,7 @@ public final class TransportOptions {
         private boolean reconnect = true;
         private Duration reconnectInitialBackoff = Duration.ofMillis(100);
         private Duration reconnectMaxBackoff = Duration.ofSeconds(5);
+        private Duration closeTimeout = Duration.ofSeconds(3);
 
         private Builder() {
         }
@@ -273,6 +289,12 @@ public final class TransportOptions {
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("reconnect max backoff " + max + " is below initial " + initial);
             }
+            return this;
+        }
+
+        /** See {@link TransportOptions#closeTimeout()}. */
+        public Builder closeTimeout(Duration timeout) {
+            this.closeTimeout = positive(timeout, "closeTimeout");
             return this;
         }
 

@@ -230,6 +230,7 @@ public final class NettyClientTransport implements ClientTransport {
         if (c == null) {
             return connect();
         }
+        // close() is bounded by the close timeout: a connection whose peer stopped reading is closed forcibly then.
         return c.close().handle((v, t) -> null).thenCompose(v -> connect());
     }
 
@@ -249,7 +250,7 @@ public final class NettyClientTransport implements ClientTransport {
             current = null;
         }
         CompletableFuture<Void> connClosed = c == null ? CompletableFuture.completedFuture(null)
-                : c.close().completeOnTimeout(null, 3, TimeUnit.SECONDS);
+                : c.close().completeOnTimeout(null, options.closeTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         connClosed.thenCompose(v -> {
             if (c != null) {
                 c.closeNow();

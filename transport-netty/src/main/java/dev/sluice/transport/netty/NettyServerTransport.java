@@ -81,8 +81,10 @@ public final class NettyServerTransport implements ServerTransport {
         long deadline = System.nanoTime() + timeout.toNanos();
         stopAccepting().thenCompose(v -> {
             List<CompletableFuture<Void>> closing = new ArrayList<>();
+            // Each connection closes once its queued writes are written, or forcibly at the deadline.
+            Duration flushBound = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
             for (NettyConnection c : connections) {
-                closing.add(c.close());
+                closing.add(c.close(flushBound));
             }
             CompletableFuture<Void> all = CompletableFuture.allOf(closing.toArray(new CompletableFuture[0]));
             long left = Math.max(1, deadline - System.nanoTime());
