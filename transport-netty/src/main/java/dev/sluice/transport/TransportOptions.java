@@ -29,6 +29,8 @@ public final class TransportOptions {
     private final Duration reconnectInitialBackoff;
     private final Duration reconnectMaxBackoff;
     private final Duration closeTimeout;
+    private final int socketSendBuffer;
+    private final int socketReceiveBuffer;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -49,6 +51,8 @@ public final class TransportOptions {
         this.reconnectInitialBackoff = b.reconnectInitialBackoff;
         this.reconnectMaxBackoff = b.reconnectMaxBackoff;
         this.closeTimeout = b.closeTimeout;
+        this.socketSendBuffer = b.socketSendBuffer;
+        this.socketReceiveBuffer = b.socketReceiveBuffer;
     }
 
     public static TransportOptions defaults() {
@@ -79,6 +83,8 @@ public final class TransportOptions {
         b.reconnectInitialBackoff = reconnectInitialBackoff;
         b.reconnectMaxBackoff = reconnectMaxBackoff;
         b.closeTimeout = closeTimeout;
+        b.socketSendBuffer = socketSendBuffer;
+        b.socketReceiveBuffer = socketReceiveBuffer;
         return b;
     }
 
@@ -169,6 +175,16 @@ public final class TransportOptions {
         return closeTimeout;
     }
 
+    /** {@code SO_SNDBUF} of every connection, in bytes; 0 (default) leaves it to the OS, which grows it as needed. */
+    public int socketSendBuffer() {
+        return socketSendBuffer;
+    }
+
+    /** {@code SO_RCVBUF} of every connection, in bytes; 0 (default) leaves it to the OS, which grows it as needed. */
+    public int socketReceiveBuffer() {
+        return socketReceiveBuffer;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -176,7 +192,7 @@ public final class TransportOptions {
                 + ", payloadLimit=" + payloadLimit + ", waterMarks=" + writeBufferLowWaterMark + "/"
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
-                + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout + "}";
+                + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + "}";
     }
 
     /** Builder; every setter validates its argument at once. */
@@ -199,6 +215,8 @@ public final class TransportOptions {
         private Duration reconnectInitialBackoff = Duration.ofMillis(100);
         private Duration reconnectMaxBackoff = Duration.ofSeconds(5);
         private Duration closeTimeout = Duration.ofSeconds(3);
+        private int socketSendBuffer;
+        private int socketReceiveBuffer;
 
         private Builder() {
         }
@@ -295,6 +313,20 @@ public final class TransportOptions {
         /** See {@link TransportOptions#closeTimeout()}. */
         public Builder closeTimeout(Duration timeout) {
             this.closeTimeout = positive(timeout, "closeTimeout");
+            return this;
+        }
+
+        /**
+         * Fixed socket buffer sizes ({@code SO_SNDBUF}, {@code SO_RCVBUF}) for every connection; 0 keeps the OS
+         * default, which the kernel tunes. A fixed size also turns the kernel's tuning off for that buffer.
+         */
+        public Builder socketBuffers(int sendBytes, int receiveBytes) {
+            if (sendBytes < 0 || receiveBytes < 0) {
+                throw new IllegalArgumentException("socket buffer sizes must be >= 0 (0 = OS default), got send="
+                        + sendBytes + " receive=" + receiveBytes);
+            }
+            this.socketSendBuffer = sendBytes;
+            this.socketReceiveBuffer = receiveBytes;
             return this;
         }
 

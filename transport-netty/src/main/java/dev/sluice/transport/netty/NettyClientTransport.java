@@ -73,6 +73,7 @@ public final class NettyClientTransport implements ClientTransport {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        ChannelSetup.socketBuffers(ch, options);
                         ChannelSetup.init(ch, options, codec, handler, ssl, remote.getHostString(), remote.getPort(),
                                 () -> connectionLost(ch));
                     }

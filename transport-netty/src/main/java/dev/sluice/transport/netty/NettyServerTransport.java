@@ -181,6 +181,7 @@ public final class NettyServerTransport implements ServerTransport {
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
+                            ChannelSetup.socketBuffers(ch, opts);
                             NettyConnection[] self = new NettyConnection[1];
                             self[0] = ChannelSetup.init(ch, opts, codec, handler, ssl, null, 0,
                                     () -> connections.remove(self[0]));

@@ -193,6 +193,8 @@ class StuckPeerTest {
              NettyClientTransport client = NettyClientTransport.builder().remote("127.0.0.1", deaf.getLocalPort())
                      .options(options).codec(TestFrames.INSTANCE).handler((c, m) -> ((ByteBuf) m).release())
                      .build()) {
+            // The accepted sockets stay referenced (a collected Socket closes its connection) until the end.
+            List<Socket> keep = new ArrayList<>();
             try {
                 NettyConnection first = (NettyConnection) client.connect().get(10, TimeUnit.SECONDS);
                 fillUntilUnwritable(first);
@@ -205,11 +207,16 @@ class StuckPeerTest {
                     assertTrue(p.done.await(5, TimeUnit.SECONDS));
                     assertFalse(p.outcomeUnknown, "still queued: not sent");
                 }
-                assertNotNull(accepted.poll(5, TimeUnit.SECONDS));
-                assertNotNull(accepted.poll(5, TimeUnit.SECONDS), "a second connection was made");
+                keep.add(accepted.poll(5, TimeUnit.SECONDS));
+                keep.add(accepted.poll(5, TimeUnit.SECONDS));
+                assertNotNull(keep.get(0));
+                assertNotNull(keep.get(1), "a second connection was made");
             } finally {
-                for (Socket s : accepted) {
-                    s.close();
+                keep.addAll(accepted);
+                for (Socket s : keep) {
+                    if (s != null) {
+                        s.close();
+                    }
                 }
             }
         }
