@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  * with {@link WriteListener#onWriteFailed} (never written); a write that fails after the frame was handed to the
  * channel is reported with {@link WriteListener#onWriteOutcomeUnknown}, since part of it may have left.
  *
- * <p><b>Backpressure.</b> Every outbound byte counts against the pending-bytes cap: bytes still queued here plus
- * bytes in the channel's outbound buffer not yet written to the socket, whichever thread wrote them (the on-loop
- * fast path included). Above the cap {@code enqueue} fails fast with {@link PendingBytesExceededException} and the
+ * <p><b>Backpressure.</b> Every outbound byte counts against the pending-bytes cap from {@code enqueue} until the
+ * socket has taken it (the completion of its write gives it back), whichever thread wrote it and whichever way it
+ * went (the on-loop fast path included). Above the cap {@code enqueue} fails fast with
+ * {@link PendingBytesExceededException} and the
  * connection stops reading ({@code autoRead} off) until its outbound side has drained to half the cap: a peer
  * that sends requests but never reads the answers cannot make us buffer without bound. The drain stops while the
  * channel is unwritable and resumes on the writability change, and the on-loop fast path writes directly only
@@ -71,11 +72,18 @@ public final class WriteQueue {
     private final EventLoop loop;
     private final Queue<Item> queue;
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    /** Bytes accepted and still in {@link #queue}, not yet handed to the channel. */
-    private final AtomicLong queuedBytes = new AtomicLong();
+    /**
+     * Bytes accepted and not yet written to the socket: still queued, or handed to the channel and not yet taken by
+     * the socket (a write's completion, success or failure, gives them back). This is what the cap bounds.
+     */
+    private final AtomicLong pendingBytes = new AtomicLong();
     private final Runnable drainTask = this::drain;
     private final Runnable flushTask = this::flushWritten;
     private final Runnable pauseTask = this::pauseReadingIfOverCap;
+    private final Runnable resumeCheckTask = () -> {
+        resumeCheckArmed = false;
+        resumeReadingIfDrained();
+    };
     /** Event loop only: a {@link #flushTask} is submitted and has not run yet. */
     private boolean flushScheduled;
     /** Event loop only: this queue turned {@code autoRead} off because the outbound side went over the cap. */
@@ -137,16 +145,13 @@ public final class WriteQueue {
         // Reserve with a CAS, not add-then-undo: with concurrent producers an undone add made other producers see
         // bytes that were never queued (refused although they fit, with a "pending" figure above the cap).
         for (;;) {
-            // Unwritten first: a frame the drain moves from the queue to the channel between the two reads is then
-            // missed once, never counted twice.
-            long unwritten = unwrittenBytes();
-            long queued = queuedBytes.get();
-            if (queued + unwritten + size > pendingBytesCap) {
+            long pending = pendingBytes.get();
+            if (pending + size > pendingBytesCap) {
                 frame.release();
                 requestReadPause();
-                throw new PendingBytesExceededException(queued + unwritten, size, pendingBytesCap);
+                throw new PendingBytesExceededException(pending, size, pendingBytesCap);
             }
-            if (queuedBytes.compareAndSet(queued, queued + size)) {
+            if (pendingBytes.compareAndSet(pending, pending + size)) {
                 break;
             }
         }
@@ -156,11 +161,11 @@ public final class WriteQueue {
             // preserved. The flush waits for the loop's next task round, after the I/O it is processing: every frame
             // written while handling one read (e.g. the answers to a batch of requests) leaves in one flush, one
             // syscall, not one each. Unwritable: queue it like any other, the drain waits for writability.
-            queuedBytes.addAndGet(-size);
             if (claim(listener)) {
-                writeOne(frame, listener);
+                writeOne(frame, size, listener);
                 scheduleFlush();
             } else {
+                pendingBytes.addAndGet(-size);
                 frame.release();
             }
             return;
@@ -188,14 +193,14 @@ public final class WriteQueue {
         }
     }
 
-    /** Bytes accepted and not yet written to the socket: still queued here, or in the channel's outbound buffer. */
+    /** Bytes accepted and not yet written to the socket: still queued here, or in the channel waiting for it. */
     public long pendingBytes() {
-        return queuedBytes.get() + unwrittenBytes();
+        return pendingBytes.get();
     }
 
-    /** Bytes accepted and still in this queue (not yet handed to the channel). */
-    long queuedBytes() {
-        return queuedBytes.get();
+    /** For tests: messages and commands still in this queue (not yet handed to the channel). */
+    int queuedItems() {
+        return queue.size();
     }
 
     /** Event loop only: the channel became writable again; resume draining (and reading, if paused). */
@@ -224,7 +229,7 @@ public final class WriteQueue {
         }
     }
 
-    /** Bytes in the channel's outbound buffer, handed over and not yet written to the socket. Any thread. */
+    /** Bytes (plus Netty's per-entry overhead) in the channel's outbound buffer, not yet written. Any thread. */
     private long unwrittenBytes() {
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
         return out == null ? 0 : out.totalPendingWriteBytes();
@@ -302,6 +307,7 @@ public final class WriteQueue {
     /** Writes one bounded chunk as one write and one flush. */
     private void drainOneChunk() {
         ByteBuf[] bufs = null;
+        int[] sizes = null;
         WriteListener[] listeners = null;
         int count = 0;
         long bytes = 0;
@@ -314,10 +320,11 @@ public final class WriteQueue {
             if (item.command != null) {
                 // Keep order: write what we have first, then run the command.
                 if (count > 0) {
-                    writeBatch(bufs, listeners, count);
+                    writeBatch(bufs, sizes, listeners, count);
                     wroteAny = true;
                     count = 0;
                     bufs = null;
+                    sizes = null;
                     listeners = null;
                 }
                 if (wroteAny || flushScheduled) {
@@ -327,34 +334,38 @@ public final class WriteQueue {
                 runCommand(item.command);
                 continue;
             }
-            queuedBytes.addAndGet(-item.size);
             ByteBuf buf = item.frame;
             if (buf.refCnt() == 0) {
                 // Released behind our back: fail only this message, the rest of the batch goes on.
+                pendingBytes.addAndGet(-item.size);
                 notifyFailed(item.listener, new IllegalReferenceCountException(
                         "Not sent: the frame was released before it was written"));
                 continue;
             }
             if (!claim(item.listener)) {
+                pendingBytes.addAndGet(-item.size);
                 buf.release(); // withdrawn by its caller: never written
                 continue;
             }
             if (bufs == null) {
                 int cap = Math.min(maxMessages, Math.max(4, queue.size() + 1));
                 bufs = new ByteBuf[cap];
+                sizes = new int[cap];
                 listeners = new WriteListener[cap];
             } else if (count == bufs.length) {
                 int cap = Math.min(maxMessages, bufs.length * 2);
                 bufs = java.util.Arrays.copyOf(bufs, cap);
+                sizes = java.util.Arrays.copyOf(sizes, cap);
                 listeners = java.util.Arrays.copyOf(listeners, cap);
             }
             bufs[count] = buf;
+            sizes[count] = item.size;
             listeners[count] = item.listener;
             count++;
             bytes += item.size;
         }
         if (count > 0) {
-            writeBatch(bufs, listeners, count);
+            writeBatch(bufs, sizes, listeners, count);
             wroteAny = true;
         }
         if (wroteAny) {
@@ -362,24 +373,32 @@ public final class WriteQueue {
         }
     }
 
-    private void writeBatch(ByteBuf[] bufs, WriteListener[] listeners, int count) {
+    private void writeBatch(ByteBuf[] bufs, int[] sizes, WriteListener[] listeners, int count) {
         if (count == 1 || gather) {
             for (int i = 0; i < count; i++) {
-                writeOne(bufs[i], listeners[i]);
+                writeOne(bufs[i], sizes[i], listeners[i]);
             }
             return;
+        }
+        long bytes = 0;
+        for (int i = 0; i < count; i++) {
+            bytes += sizes[i];
         }
         CompositeByteBuf batch = channel.alloc().compositeDirectBuffer(count);
         batch.addComponents(true, java.util.Arrays.asList(bufs).subList(0, count));
         ChannelFuture f = channel.write(batch);
-        f.addListener(new BatchCompletion(listeners, count));
+        f.addListener(new BatchCompletion(listeners, count, bytes));
     }
 
-    private void writeOne(ByteBuf frame, WriteListener listener) {
+    /**
+     * Hands one frame to the channel. Every write gets a completion, even without a listener: it gives the frame's
+     * bytes back to the cap once the socket took them (or the write failed).
+     */
+    private void writeOne(ByteBuf frame, int size, WriteListener listener) {
         if (listener == null || listener == WriteListener.NONE) {
-            channel.write(frame, channel.voidPromise());
+            channel.write(frame).addListener(new BatchCompletion(null, 0, size));
         } else {
-            channel.write(frame).addListener(new BatchCompletion(new WriteListener[] {listener}, 1));
+            channel.write(frame).addListener(new BatchCompletion(new WriteListener[] {listener}, 1, size));
         }
     }
 
@@ -412,7 +431,7 @@ public final class WriteQueue {
                 item.command.fail(cause);
                 continue;
             }
-            queuedBytes.addAndGet(-item.size);
+            pendingBytes.addAndGet(-item.size);
             item.frame.release();
             notifyFailed(item.listener, cause);
         }
@@ -436,13 +455,13 @@ public final class WriteQueue {
         pauseRequested.set(false);
         // Not paused already, by us or by another part that owns autoRead for now (we then leave it alone).
         if (readingPaused || !channel.isOpen() || !channel.config().isAutoRead()
-                || queuedBytes.get() + unwrittenBytes() <= pendingBytesCap / 2) {
+                || pendingBytes.get() <= pendingBytesCap / 2) {
             return;
         }
         readingPaused = true;
         channel.config().setAutoRead(false);
         log.debug("Stopped reading {}: {} bytes wait to be written, over the cap of {}; the peer is not reading",
-                channel, queuedBytes.get() + unwrittenBytes(), pendingBytesCap);
+                channel, pendingBytes.get(), pendingBytesCap);
         armResumeCheck();
     }
 
@@ -451,7 +470,7 @@ public final class WriteQueue {
         if (!readingPaused || !channel.isOpen()) {
             return;
         }
-        if (queuedBytes.get() + unwrittenBytes() > pendingBytesCap / 2) {
+        if (pendingBytes.get() > pendingBytesCap / 2) {
             armResumeCheck();
             return;
         }
@@ -470,9 +489,14 @@ public final class WriteQueue {
             return; // nothing in the channel: the drain of what is queued (or writability) brings us back
         }
         resumeCheckArmed = true;
+        // The check runs as a task, not in the listener: Netty completes a write before it takes the write off its
+        // pending count, and inside a flush a new empty write would complete at once, again and again.
         channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
-            resumeCheckArmed = false;
-            resumeReadingIfDrained();
+            try {
+                loop.execute(resumeCheckTask);
+            } catch (RejectedExecutionException e) {
+                resumeCheckArmed = false; // the loop is shutting down
+            }
         });
     }
 
@@ -526,18 +550,27 @@ public final class WriteQueue {
         }
     }
 
-    /** Completes exactly one batch's listeners, captured when the batch was handed to the channel. */
-    private static final class BatchCompletion implements ChannelFutureListener {
+    /**
+     * Completes exactly one batch's listeners, captured when the batch was handed to the channel, and gives the
+     * batch's bytes back to the cap.
+     */
+    private final class BatchCompletion implements ChannelFutureListener {
         private final WriteListener[] listeners;
         private final int count;
+        private final long bytes;
 
-        BatchCompletion(WriteListener[] listeners, int count) {
+        BatchCompletion(WriteListener[] listeners, int count, long bytes) {
             this.listeners = listeners;
             this.count = count;
+            this.bytes = bytes;
         }
 
         @Override
         public void operationComplete(ChannelFuture future) {
+            pendingBytes.addAndGet(-bytes);
+            if (readingPaused) {
+                resumeReadingIfDrained();
+            }
             Throwable cause = future.cause();
             for (int i = 0; i < count; i++) {
                 WriteListener l = listeners[i];
