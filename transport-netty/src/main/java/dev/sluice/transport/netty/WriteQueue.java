@@ -51,11 +51,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Backpressure.</b> Every outbound byte counts against the pending-bytes cap from {@code enqueue} until the
  * socket has taken it (the completion of its write gives it back), whichever thread wrote it and whichever way it
  * went (the on-loop fast path included). Above the cap {@code enqueue} fails fast with
- * {@link PendingBytesExceededException} and the
- * connection stops reading ({@code autoRead} off) until its outbound side has drained to half the cap: a peer
- * that sends requests but never reads the answers cannot make us buffer without bound. The drain stops while the
- * channel is unwritable and resumes on the writability change, and the on-loop fast path writes directly only
- * while the channel is writable, so memory is bounded by the cap plus one frame.
+ * {@link PendingBytesExceededException} and the connection stops reading ({@code autoRead} off) until its
+ * outbound side has drained to half the cap: a peer that sends requests but never reads the answers cannot make us
+ * buffer without bound. This queue is then the one owner of {@code autoRead} it expects: it pauses only a channel
+ * that is reading and resumes only what it paused. The drain stops while the channel is unwritable and resumes on
+ * the writability change, and the on-loop fast path writes directly only while the channel is writable, so the
+ * bytes held for a connection stay within the cap (plus Netty's bookkeeping per write).
  *
  * <p><b>Close.</b> {@link #enqueueClose} refuses new frames, and the queued close runs once everything queued
  * before it has been handed to the channel; it then closes the channel when the socket has taken all of it (Netty
