@@ -11,7 +11,7 @@
 # Wrapper-only options: --no-build (reuse benchmark/target/sluice-benchmarks.jar), --offline (mvn -o),
 # --no-netns (run in the host network; needs a non-loopback IPv4 address on this machine).
 #
-# Real Dubbo consumers are pathologically slow on a machine whose only interface is lo (dubbo-wire.md §9.11), so by
+# Real Dubbo consumers are very slow on a machine whose only interface is lo (docs/wire-format.md §10.1), so by
 # default the server and client JVMs run in a private network namespace with a veth pair carrying 10.253.0.1, an
 # address that exists only inside that namespace: no benchmark traffic can leave the machine. Maven runs outside.
 # Results go to results/<timestamp>/ (git-ignored).

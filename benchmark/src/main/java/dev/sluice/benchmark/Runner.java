@@ -426,7 +426,7 @@ public final class Runner {
             }
         }
         throw new IllegalStateException("this machine has no non-loopback IPv4 address; real Dubbo consumers are"
-                + " pathologically slow without one (dubbo-wire.md §9.11). Run through bench.sh, which creates a"
+                + " pathologically slow without one (docs/wire-format.md §10.1). Run through bench.sh, which creates a"
                 + " private network namespace, or pass --host.");
     }
 }

@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * dubbo-benchmark's client workload (dubbo-wire.md §7.2): one shared client, one shared counter, and the four calls
+ * dubbo-benchmark's client workload (docs/wire-format.md §9.2): one shared client, one shared counter, the four calls
  * exactly as the original issues them. The server runs in another JVM; {@link Runner} starts it and passes the
  * target, host and port as JMH parameters.
  */
@@ -33,7 +33,7 @@ public class UserServiceBenchmark {
     @Param(Targets.BASELINE)
     public String target;
 
-    /** The server's address; never loopback for real Dubbo consumers (dubbo-wire.md §9.11). */
+    /** The server's address; never loopback for real Dubbo consumers (docs/wire-format.md §10.1). */
     @Param("10.253.0.1")
     public String host;
 

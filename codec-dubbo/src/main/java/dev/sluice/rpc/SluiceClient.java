@@ -17,10 +17,12 @@ import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyClientTransport;
+import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
@@ -35,6 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -45,7 +48,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A standalone Dubbo-protocol client: typed proxies over one connection to one provider (a {@link SluiceServer}
- * or a real Dubbo 3.3 provider with serialization fastjson2).
+ * or a real Dubbo provider), in hessian2 or fastjson2 ({@link Builder#serialization}).
  *
  * <pre>{@code
  * SluiceClient client = SluiceClient.builder().address("127.0.0.1", port).build();
@@ -67,6 +70,7 @@ public final class SluiceClient implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final ClassAllowlist allowlist;
     private final Duration defaultTimeout;
+    private final Serialization defaultSerialization;
     private final Duration heartbeat;
     private final Duration idleTimeout;
     private final Executor callbackExecutor;
@@ -75,6 +79,7 @@ public final class SluiceClient implements AutoCloseable {
     private SluiceClient(Builder b) {
         this.allowlist = b.allowlist;
         this.defaultTimeout = b.timeout;
+        this.defaultSerialization = b.serialization;
         this.heartbeat = b.heartbeat;
         this.idleTimeout = b.idleTimeout;
         this.callbackExecutor = b.callbackExecutor;
@@ -154,6 +159,13 @@ public final class SluiceClient implements AutoCloseable {
     }
 
     Object invoke(MethodMeta meta, Object[] args) throws Throwable {
+        if (!meta.async && !meta.oneWay && ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
+            // Waiting here would stall every connection of that loop, and on this client's own loop the response
+            // could never be read: the call would only end with its timeout.
+            throw new BlockingCallException("Not sent: " + meta.description + " is a synchronous call and the"
+                    + " calling thread " + Thread.currentThread().getName() + " is a Netty event loop, which must"
+                    + " never block. Call it from another thread, or declare the method returning CompletableFuture.");
+        }
         Connection connection = transport.connection();
         if (Boolean.TRUE.equals(connection.attribute(READONLY))) {
             throw new RpcException(0, "Not sent: provider " + transport.remoteAddress() + " is shutting down"
@@ -167,7 +179,7 @@ public final class SluiceClient implements AutoCloseable {
         }
         long id = ids.getAndIncrement();
         if (meta.oneWay) {
-            connection.send(DubboRequest.invocation(id, false, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
+            connection.send(DubboRequest.invocation(id, false, meta.serialization, meta.method,
                     args, attachments), WriteListener.NONE);
             return meta.async ? CompletableFuture.completedFuture(null) : MethodMeta.defaultValue(meta.returnClass);
         }
@@ -178,7 +190,7 @@ public final class SluiceClient implements AutoCloseable {
         call.async = result;
         pending.put(id, call);
         try {
-            connection.send(DubboRequest.invocation(id, true, DubboConstants.SERIALIZATION_FASTJSON2, meta.method,
+            connection.send(DubboRequest.invocation(id, true, meta.serialization, meta.method,
                     args, attachments), call);
         } catch (RuntimeException e) {
             pending.remove(id);
@@ -206,13 +218,20 @@ public final class SluiceClient implements AutoCloseable {
         }
     }
 
-    /** Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure. */
+    /**
+     * Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure, and so
+     * is anything else reading it throws (an {@link Error} from a reader included), so an asynchronous call always
+     * completes.
+     */
     private Object readResult(PendingCall call, DubboResponse response) {
         try {
             return response.readValue(call.meta.valueType);
         } catch (DubboSerializationException e) {
             throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(),
                     false, e);
+        } catch (RuntimeException | Error e) { // NOPMD: a reader's Error must fail the call, not lose it
+            throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR,
+                    "the result could not be read: " + e, false, e);
         }
     }
 
@@ -342,7 +361,7 @@ public final class SluiceClient implements AutoCloseable {
                 complete(response);
             } else {
                 cancelTimeout();
-                callbackExecutor.execute(() -> {
+                onCallbackExecutor(a, () -> {
                     Object value;
                     try {
                         value = readResult(this, response);
@@ -351,7 +370,7 @@ public final class SluiceClient implements AutoCloseable {
                         return;
                     }
                     a.complete(value);
-                });
+                }, "the provider answered");
             }
         }
 
@@ -361,7 +380,28 @@ public final class SluiceClient implements AutoCloseable {
                 completeExceptionally(error);
             } else {
                 cancelTimeout();
-                callbackExecutor.execute(() -> a.completeExceptionally(error));
+                onCallbackExecutor(a, () -> a.completeExceptionally(error), "it failed: " + error);
+            }
+        }
+
+        /**
+         * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
+         * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
+         * event loop or the timer thread that got here, and never left pending forever.
+         */
+        private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+            try {
+                callbackExecutor.execute(task);
+            } catch (RejectedExecutionException e) {
+                CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
+                        + outcome + ") but the client's callback executor rejected the task that completes its"
+                        + " future: " + e.getMessage() + ". Use a callback executor that accepts every task.", e);
+                log.warn("Callback executor rejected completing {}: {}", meta.description, e.toString());
+                try {
+                    ForkJoinPool.commonPool().execute(() -> a.completeExceptionally(error));
+                } catch (RejectedExecutionException again) {
+                    a.completeExceptionally(error);
+                }
             }
         }
 
@@ -447,7 +487,8 @@ public final class SluiceClient implements AutoCloseable {
                 return;
             }
             try {
-                connection.send(DubboRequest.heartbeat(ids.getAndIncrement()), WriteListener.NONE);
+                connection.send(DubboRequest.heartbeat(ids.getAndIncrement(), defaultSerialization.id()),
+                        WriteListener.NONE);
             } catch (SluiceException e) {
                 log.debug("Heartbeat not sent to {}", connection.remoteAddress(), e);
             }
@@ -469,10 +510,11 @@ public final class SluiceClient implements AutoCloseable {
         final boolean async;
         final boolean oneWay;
         final long timeoutMillis;
+        final byte serialization;
         final Map<String, Object> attachments;
 
         MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
-                   Map<String, Object> fixed) {
+                   Serialization serialization, Map<String, Object> fixed) {
             this.method = DubboMethod.of(iface, m, version);
             this.description = iface.getSimpleName() + "." + m.getName();
             this.returnClass = m.getReturnType();
@@ -485,6 +527,7 @@ public final class SluiceClient implements AutoCloseable {
             this.valueType = returnClass == void.class ? null : generic;
             this.oneWay = oneWay;
             this.timeoutMillis = timeoutMillis;
+            this.serialization = serialization.id();
             HashMap<String, Object> a = new HashMap<>();
             a.put("path", iface.getName());
             a.put("interface", iface.getName());
@@ -532,6 +575,7 @@ public final class SluiceClient implements AutoCloseable {
         private String version;
         private String group;
         private Duration timeout = defaultTimeout;
+        private Serialization serialization = defaultSerialization;
         private final java.util.Set<String> oneWay = new java.util.HashSet<>();
         private final Map<String, Object> fixedAttachments = new HashMap<>();
 
@@ -558,6 +602,12 @@ public final class SluiceClient implements AutoCloseable {
             return this;
         }
 
+        /** The body serialization of this proxy's calls (default: the client's). */
+        public Reference<T> serialization(Serialization serialization) {
+            this.serialization = Objects.requireNonNull(serialization, "serialization");
+            return this;
+        }
+
         /** Sends calls of these methods one-way: no response is awaited (void methods). */
         public Reference<T> oneWay(String... methodNames) {
             oneWay.addAll(java.util.Arrays.asList(methodNames));
@@ -578,7 +628,7 @@ public final class SluiceClient implements AutoCloseable {
                     continue;
                 }
                 metas.put(m, new MethodMeta(iface, m, version, group, timeout.toMillis(),
-                        oneWay.contains(m.getName()), fixedAttachments));
+                        oneWay.contains(m.getName()), serialization, fixedAttachments));
             }
             String name = "SluiceProxy[" + iface.getName() + (version == null ? "" : ":" + version)
                     + (group == null ? "" : ", group " + group) + " -> " + transport.remoteAddress() + "]";
@@ -613,6 +663,7 @@ public final class SluiceClient implements AutoCloseable {
         private EventLoops loops;
         private SslContext tls;
         private boolean failIfNotConnected;
+        private Serialization serialization = Serialization.FASTJSON2;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
 
         private Builder() {
@@ -679,6 +730,16 @@ public final class SluiceClient implements AutoCloseable {
         /** Extra classes accepted from the wire (e.g. undeclared exception types). */
         public Builder allowClasses(String... classNames) {
             allowlist.allow(classNames);
+            return this;
+        }
+
+        /**
+         * The body serialization of calls (default {@link Serialization#FASTJSON2}; a reference may choose another).
+         * A Dubbo 3.3 provider accepts both; a Dubbo 2.7 provider, and a 3.3 provider configured so, only
+         * {@link Serialization#HESSIAN2}. Responses are read in whatever serialization they arrive in.
+         */
+        public Builder serialization(Serialization serialization) {
+            this.serialization = Objects.requireNonNull(serialization, "serialization");
             return this;
         }
 

@@ -7,7 +7,9 @@ import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
+import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
@@ -43,8 +45,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A standalone Dubbo-protocol server: real Dubbo 3.3 consumers (serialization fastjson2) and {@link SluiceClient}s
- * call the registered implementations.
+ * A standalone Dubbo-protocol server: real Dubbo consumers (hessian2, Dubbo 3.3's default, or fastjson2) and
+ * {@link SluiceClient}s call the registered implementations.
  *
  * <pre>{@code
  * SluiceServer server = SluiceServer.builder().port(0)
@@ -54,9 +56,16 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: requests are decoded on the event loop and the service methods run on the server's executor (a pool
  * of 200 threads by default, as Dubbo's), never on the event loop unless {@link Builder#directExecutor()} is
  * chosen. Heartbeats are answered on the event loop. Thread-safe.
+ *
+ * <p>Limits, each a {@link Builder} option with a default: connections in total and per remote address
+ * ({@link Builder#maxConnections}), the time a frame may take to arrive ({@link Builder#frameTimeout}), requests
+ * waiting for the service pool by count ({@link Builder#threads}) and by bytes ({@link Builder#queuedRequestBytes}),
+ * the payload limit and the pending-bytes cap ({@link Builder#options}). Refused connections are closed with a
+ * logged reason, refused requests answered with status 100; {@link #stats()} counts both.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
+    private static final String SERIALIZATION = "sluice.serialization";
 
     private final NettyServerTransport transport;
     private final Map<String, Object> services;
@@ -64,6 +73,14 @@ public final class SluiceServer implements AutoCloseable {
     private final Executor executor;
     private final ExecutorService ownedExecutor;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong droppedResponses = new AtomicLong();
+    private final AtomicLong refusedRequests = new AtomicLong();
+    /** Wire bytes of requests handed to the executor whose invocation has not started yet. */
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final long queuedBytesLimit;
+    /** Accepted body serializations, indexed by header id (0..31). */
+    private final boolean[] accepted = new boolean[32];
+    private final String acceptedNames;
     private final AtomicLong eventIds = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
@@ -72,7 +89,13 @@ public final class SluiceServer implements AutoCloseable {
 
     private SluiceServer(Builder b) {
         this.services = new ConcurrentHashMap<>(b.services);
+        this.queuedBytesLimit = b.queuedBytesLimit;
         ClassAllowlist allowlist = b.allowlist;
+        for (Serialization ser : b.serializations) {
+            accepted[ser.id()] = true;
+        }
+        this.acceptedNames = b.serializations.stream().map(Serialization::dubboName)
+                .collect(java.util.stream.Collectors.joining(", "));
         this.resolver = new InterfaceTypeResolver(allowlist);
         for (Registration r : b.registrations) {
             resolver.register(r.path, r.version, r.iface);
@@ -94,12 +117,20 @@ public final class SluiceServer implements AutoCloseable {
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
                 .resolver(resolver).build();
         TransportOptions options = b.options.toBuilder().allIdle(b.idleTimeout).build();
-        this.transport = NettyServerTransport.builder()
+        this.transport = b.transport
                 .bindAddress(b.address).options(options).codec(codec).handler(new Handler())
                 .eventLoops(b.loops).tls(b.tls).bind();
     }
 
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** Default of {@link Builder#queuedRequestBytes}: 64 MiB. */
+    public static final long DEFAULT_QUEUED_REQUEST_BYTES = 64L * 1024 * 1024;
+    /** Default total of {@link Builder#maxConnections}. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** Default per-address limit of {@link Builder#maxConnections}. */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+    /** Default of {@link Builder#frameTimeout}. */
+    public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
 
     public static Builder builder() {
         return new Builder();
@@ -119,6 +150,12 @@ public final class SluiceServer implements AutoCloseable {
         return inFlight.get();
     }
 
+    /** A snapshot of the server's counters, for monitoring. Any thread. */
+    public Stats stats() {
+        return new Stats(transport.connections().size(), droppedResponses.get(), transport.refusedConnections(),
+                transport.frameTimeouts(), refusedRequests.get(), queuedBytes.get());
+    }
+
     /**
      * Graceful stop: stops accepting connections, sends Dubbo's readonly event to every client so it routes new
      * calls elsewhere, rejects new calls with a retryable error, waits up to {@code wait} for in-flight calls to
@@ -133,7 +170,7 @@ public final class SluiceServer implements AutoCloseable {
         transport.stopAccepting();
         for (Connection c : transport.connections()) {
             try {
-                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), DubboConstants.SERIALIZATION_FASTJSON2),
+                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), eventSerialization(c)),
                         WriteListener.NONE);
             } catch (SluiceException e) {
                 log.debug("Could not send readonly event to {}", c, e);
@@ -184,6 +221,23 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** Event-loop side: answers heartbeats and broken requests, hands invocations to the executor. */
+    /** Event loop: remembers the serialization a connection's caller speaks, for the events sent to it. */
+    private static void noteSerialization(Connection connection, byte id) {
+        Object seen = connection.attribute(SERIALIZATION);
+        if (seen == null || (Byte) seen != id) {
+            connection.attribute(SERIALIZATION, id);
+        }
+    }
+
+    /**
+     * The serialization of the readonly event sent to {@code c}: what its caller last used, else hessian2, which
+     * every Dubbo consumer reads (a Dubbo 2.7 consumer knows no fastjson2).
+     */
+    private static byte eventSerialization(Connection c) {
+        Object seen = c.attribute(SERIALIZATION);
+        return seen == null ? DubboConstants.SERIALIZATION_HESSIAN2 : (Byte) seen;
+    }
+
     private final class Handler implements TransportHandler {
         @Override
         public void received(Connection connection, Object message) {
@@ -205,6 +259,17 @@ public final class SluiceServer implements AutoCloseable {
                 return;
             }
             if (request.isEvent()) {
+                return;
+            }
+            noteSerialization(connection, request.serializationId());
+            if (!accepted[request.serializationId()]) {
+                if (request.isTwoWay()) {
+                    Serialization ser = Serialization.ofId(request.serializationId());
+                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
+                            "Serialization " + (ser == null ? "id " : ser.dubboName() + ", id ")
+                                    + request.serializationId() + ", is not accepted by this server; it accepts "
+                                    + acceptedNames + ": configure serialization= on the consumer"));
+                }
                 return;
             }
             if (closing) {
@@ -234,15 +299,54 @@ public final class SluiceServer implements AutoCloseable {
                 }
                 return;
             }
+            int bytes = request.frameBytes();
+            long queued = reserveQueuedBytes(bytes);
+            if (queued >= 0) {
+                refusedRequests.incrementAndGet();
+                log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool, budget {}",
+                        request.id(), connection.remoteAddress(), queued, queuedBytesLimit);
+                if (request.isTwoWay()) {
+                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                            "Server " + connection.localAddress() + " thread pool is exhausted: " + queued + " bytes of"
+                                    + " requests already wait for it, and this " + bytes + "-byte request would exceed"
+                                    + " its budget of " + queuedBytesLimit + " bytes; the call was not executed, retry"
+                                    + " later or on another provider"));
+                }
+                return;
+            }
             inFlight.incrementAndGet();
             try {
-                executor.execute(() -> invoke(connection, request, impl, method));
+                executor.execute(() -> {
+                    queuedBytes.addAndGet(-bytes);
+                    invoke(connection, request, impl, method);
+                });
             } catch (RejectedExecutionException e) {
+                queuedBytes.addAndGet(-bytes);
                 finished();
+                refusedRequests.incrementAndGet();
+                log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
+                        connection.remoteAddress(), e.getMessage());
                 if (request.isTwoWay()) {
                     reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
                             "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
                                     + " executed, retry later or on another provider"));
+                }
+            }
+        }
+
+        /**
+         * Counts {@code bytes} against the budget of requests waiting for the pool. Returns -1 when they fit, else
+         * the bytes already waiting. A request is always let in when nothing waits, so one frame larger than the
+         * budget is not refused forever.
+         */
+        private long reserveQueuedBytes(int bytes) {
+            for (;;) {
+                long queued = queuedBytes.get();
+                if (queued > 0 && queued + bytes > queuedBytesLimit) {
+                    return queued;
+                }
+                if (queuedBytes.compareAndSet(queued, queued + bytes)) {
+                    return -1;
                 }
             }
         }
@@ -311,17 +415,142 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** Answers {@code request} unless it is one-way. */
-    private static void answer(Connection connection, DubboRequest request, DubboResponse response) {
+    private void answer(Connection connection, DubboRequest request, DubboResponse response) {
         if (request.isTwoWay()) {
             reply(connection, response);
         }
     }
 
-    private static void reply(Connection connection, DubboResponse response) {
+    /**
+     * Sends {@code response}; never throws. A response that cannot be sent is counted and logged as dropped, and the
+     * caller is answered with a short error response instead where the connection still takes one: a response over
+     * the pending-bytes cap (the call ran; without an answer its caller would wait out its whole timeout), or one
+     * the codec failed to encode (an {@link Error}, which the encoder does not turn into a BAD_RESPONSE itself).
+     * A response refused because the connection closed, or queued and then failed at the write, is counted and
+     * logged; nothing can reach that caller any more.
+     */
+    private void reply(Connection connection, DubboResponse response) {
         try {
-            connection.send(response, WriteListener.NONE);
-        } catch (SluiceException e) {
-            log.debug("Response not sent to {}: {}", connection.remoteAddress(), e.getMessage());
+            connection.send(response, new ReplyListener(connection, response.id()));
+        } catch (PendingBytesExceededException e) {
+            dropped(connection, response, e);
+            replyInstead(connection, response, DubboConstants.STATUS_SERVER_ERROR, "The response to request "
+                    + response.id() + " was dropped by server " + connection.localAddress() + ": " + e.messageBytes()
+                    + " bytes would exceed the connection's pending-bytes cap of " + e.cap() + " (" + e.pendingBytes()
+                    + " bytes already queued); the consumer reads too slowly. The call was executed.");
+        } catch (ConnectionClosedException e) {
+            dropped(connection, response, e);
+        } catch (Throwable t) { // NOPMD: an Error while encoding must still answer the caller
+            dropped(connection, response, t);
+            replyInstead(connection, response, DubboConstants.STATUS_BAD_RESPONSE, "Server "
+                    + connection.localAddress() + " failed to encode the response to request " + response.id()
+                    + ": " + t + ". The call was executed.");
+        }
+    }
+
+    private void dropped(Connection connection, DubboResponse response, Throwable cause) {
+        droppedResponses.incrementAndGet();
+        log.warn("Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
+                cause.toString());
+    }
+
+    /** Sends a short error in place of a response that could not be sent; a failure here is only logged. */
+    private static void replyInstead(Connection connection, DubboResponse dropped, byte status, String text) {
+        if (dropped.isHeartbeat()) {
+            return; // nobody waits on a heartbeat's answer with a call
+        }
+        try {
+            connection.send(DubboResponse.error(dropped.id(), dropped.serializationId(), status, text),
+                    WriteListener.NONE);
+        } catch (Throwable t) { // NOPMD: never let a failed substitute escape a completion callback
+            log.warn("Could not answer request {} from {} with an error either: {}", dropped.id(),
+                    connection.remoteAddress(), t.toString());
+        }
+    }
+
+    /** Counts a response that was queued and then failed at the write (connection closed under it). Event loop. */
+    private final class ReplyListener implements WriteListener {
+        private final Connection connection;
+        private final long id;
+
+        ReplyListener(Connection connection, long id) {
+            this.connection = connection;
+            this.id = id;
+        }
+
+        @Override
+        public void onWritten() {
+        }
+
+        @Override
+        public void onWriteFailed(Throwable cause) {
+            droppedResponses.incrementAndGet();
+            log.warn("Dropped the response to request {} from {}: the write failed: {}", id,
+                    connection.remoteAddress(), cause.toString());
+        }
+    }
+
+    /** Counters of a running server; an immutable snapshot taken by {@link SluiceServer#stats()}. */
+    public static final class Stats {
+        private final int connections;
+        private final long droppedResponses;
+        private final long refusedConnections;
+        private final long frameTimeouts;
+        private final long refusedRequests;
+        private final long queuedRequestBytes;
+
+        Stats(int connections, long droppedResponses, long refusedConnections, long frameTimeouts,
+              long refusedRequests, long queuedRequestBytes) {
+            this.connections = connections;
+            this.droppedResponses = droppedResponses;
+            this.refusedConnections = refusedConnections;
+            this.frameTimeouts = frameTimeouts;
+            this.refusedRequests = refusedRequests;
+            this.queuedRequestBytes = queuedRequestBytes;
+        }
+
+        /** Connections open now. */
+        public int connections() {
+            return connections;
+        }
+
+        /**
+         * Responses to calls that ran (or to heartbeats and refused requests) that did not reach the socket as
+         * produced: over the connection's pending-bytes cap, failed to encode, or the connection closed first. Each
+         * is logged at WARN; where the connection still took one, the caller got an error response instead.
+         */
+        public long droppedResponses() {
+            return droppedResponses;
+        }
+
+        /** Connections closed as they were accepted, over {@link Builder#maxConnections}. */
+        public long refusedConnections() {
+            return refusedConnections;
+        }
+
+        /** Connections closed because a frame did not arrive whole within {@link Builder#frameTimeout}. */
+        public long frameTimeouts() {
+            return frameTimeouts;
+        }
+
+        /**
+         * Requests answered with status 100 without being executed: the service pool's queue was full, by count
+         * ({@link Builder#threads}) or by bytes ({@link Builder#queuedRequestBytes}).
+         */
+        public long refusedRequests() {
+            return refusedRequests;
+        }
+
+        /** Wire bytes of requests waiting for the service pool right now. */
+        public long queuedRequestBytes() {
+            return queuedRequestBytes;
+        }
+
+        @Override
+        public String toString() {
+            return "Stats{connections=" + connections + ", droppedResponses=" + droppedResponses
+                    + ", refusedConnections=" + refusedConnections + ", frameTimeouts=" + frameTimeouts
+                    + ", refusedRequests=" + refusedRequests + ", queuedRequestBytes=" + queuedRequestBytes + "}";
         }
     }
 
@@ -347,11 +576,30 @@ public final class SluiceServer implements AutoCloseable {
         private Executor executor;
         private int threads = 200;
         private int queueCapacity = 10_000;
+        private long queuedBytesLimit = DEFAULT_QUEUED_REQUEST_BYTES;
+        /** Carries the connection limits, which it validates; the rest is set when the server starts. */
+        private final NettyServerTransport.Builder transport = NettyServerTransport.builder()
+                .maxConnections(DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)
+                .frameTimeout(DEFAULT_FRAME_TIMEOUT);
         private EventLoops loops;
         private SslContext tls;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
+        private java.util.Set<Serialization> serializations = java.util.EnumSet.allOf(Serialization.class);
 
         private Builder() {
+        }
+
+        /**
+         * The body serializations calls may use (default both, hessian2 and fastjson2, as a Dubbo 3.3 provider's
+         * {@code prefer.serialization}); each call is answered in the serialization it arrived in. A call in any other
+         * is answered with status 40 naming the accepted ones. Heartbeats and events are answered in either.
+         */
+        public Builder serializations(Serialization... accepted) {
+            if (accepted.length == 0) {
+                throw new IllegalArgumentException("accept at least one serialization");
+            }
+            this.serializations = java.util.EnumSet.copyOf(java.util.Arrays.asList(accepted));
+            return this;
         }
 
         /** Listens on every interface (as Dubbo does) on {@code port}; 0 picks a free port. */
@@ -423,6 +671,42 @@ public final class SluiceServer implements AutoCloseable {
             }
             this.threads = threads;
             this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /**
+         * Most bytes of requests (their frames' wire size) waiting for the service pool at once; default 64 MiB.
+         * Beyond it a request is answered with status 100 without being executed, as when the pool's queue is full
+         * by count ({@link #threads}): a count alone lets 10,000 requests of up to the payload limit each pile up.
+         * A request is always accepted when none waits. Decoded arguments take more heap than their wire bytes
+         * (typically 2–4 times). Applies to any executor, the caller's included.
+         */
+        public Builder queuedRequestBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("queuedRequestBytes must be >= 1, got " + bytes);
+            }
+            this.queuedBytesLimit = bytes;
+            return this;
+        }
+
+        /**
+         * Most connections open at once, in total (default 10,000) and from one remote IP address (default 1,000);
+         * 0 lifts a limit. A connection over either is closed as it is accepted, before any byte is read; refusals
+         * are logged at WARN (at most once a second, with the count since) and counted in
+         * {@link Stats#refusedConnections()}.
+         */
+        public Builder maxConnections(int total, int perAddress) {
+            transport.maxConnections(total, perAddress);
+            return this;
+        }
+
+        /**
+         * Most time a frame may take to arrive once its first byte is in (default 30 s; zero disables). A peer that
+         * sends a header and trickles the body keeps resetting the idle timeout; this closes its connection, logged
+         * at WARN and counted in {@link Stats#frameTimeouts()}. Raise it for very large frames over slow links.
+         */
+        public Builder frameTimeout(Duration timeout) {
+            transport.frameTimeout(timeout);
             return this;
         }
 

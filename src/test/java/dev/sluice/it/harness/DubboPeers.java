@@ -14,7 +14,7 @@ import org.apache.dubbo.config.ServiceConfig;
 
 /**
  * Configuration for real Dubbo 3.3.6 peers in a child-JVM scenario, set up like dubbo-benchmark's fastjson2 variant
- * (docs/dubbo-wire.md §7.3): protocol {@code dubbo}, {@code serialization=fastjson2}, {@code server=netty4} /
+ * (docs/wire-format.md §9.3): protocol {@code dubbo}, {@code serialization=fastjson2}, {@code server=netty4} /
  * {@code client=netty4}, registry {@code N/A}, direct URLs. Quiet and quick: no QoS server, no metadata report or
  * MetadataService export, no file caches, no startup checks, a short shutdown wait, Dubbo's own log at WARN.
  *

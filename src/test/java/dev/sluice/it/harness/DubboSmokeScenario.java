@@ -1,14 +1,7 @@
 package dev.sluice.it.harness;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.dubbo.common.utils.NetUtils;
 import org.apache.dubbo.config.ReferenceConfig;
@@ -66,59 +59,19 @@ public final class DubboSmokeScenario {
     }
 
     private static void runCalls(EchoService echo, String host, int threads, int callsPerThread) throws Exception {
-        long[] latencies = new long[threads * callsPerThread];
-        AtomicInteger errors = new AtomicInteger();
-        AtomicReference<String> firstError = new AtomicReference<>();
         AtomicReference<String> seenFrom = new AtomicReference<>();
-        CountDownLatch go = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        List<Future<?>> done = new ArrayList<>();
-        long wallStart;
-        try {
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                done.add(pool.submit(() -> {
-                    go.await();
-                    for (int i = 0; i < callsPerThread; i++) {
-                        int index = thread * callsPerThread + i;
-                        long start = System.nanoTime();
-                        String problem;
-                        try {
-                            problem = oneCall(echo, index, seenFrom);
-                        } catch (RuntimeException e) {
-                            problem = e.toString();
-                        }
-                        latencies[index] = System.nanoTime() - start;
-                        if (problem != null) {
-                            errors.incrementAndGet();
-                            firstError.compareAndSet(null, "call " + index + ": " + problem);
-                        }
-                    }
-                    return null;
-                }));
-            }
-            wallStart = System.nanoTime();
-            go.countDown();
-            for (Future<?> f : done) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        long wallMs = millisSince(wallStart);
-        long[] sorted = latencies.clone();
-        Arrays.sort(sorted);
+        CallLoad.Result load = CallLoad.run(threads, callsPerThread, index -> oneCall(echo, index, seenFrom));
         String seen = seenFrom.get();
-        if (errors.get() > 0) {
-            Scenario.fail("calls", errors.get() + " of " + sorted.length + " calls failed; first: " + firstError.get());
+        if (load.errors() > 0) {
+            Scenario.fail("calls", load.failureSummary());
         } else if (!host.equals(seen)) {
             Scenario.fail("calls", "provider saw the consumer as " + seen + ", expected " + host);
         } else {
-            Scenario.ok("calls", "count", sorted.length, "errors", errors.get(), "threads", threads,
-                    "p50us", micros(sorted[sorted.length / 2]),
-                    "p99us", micros(sorted[(int) Math.min(sorted.length - 1L, Math.round(sorted.length * 0.99))]),
-                    "maxus", micros(sorted[sorted.length - 1]),
-                    "wallms", wallMs,
+            Scenario.ok("calls", "count", load.count(), "errors", load.errors(), "threads", threads,
+                    "p50us", load.p50Micros(),
+                    "p99us", load.p99Micros(),
+                    "maxus", load.maxMicros(),
+                    "wallms", load.wallMillis(),
                     "seenFrom", seen);
         }
     }
@@ -147,9 +100,5 @@ public final class DubboSmokeScenario {
 
     private static long millisSince(long startNanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    }
-
-    private static long micros(long nanos) {
-        return TimeUnit.NANOSECONDS.toMicros(nanos);
     }
 }

@@ -246,7 +246,7 @@ public final class IsolatedJvm {
                     return Network.HOST;
                 }
                 throw new IllegalStateException("This machine has only loopback interfaces, where Dubbo consumers "
-                        + "are unusable (docs/dubbo-wire.md §9.11), and a private network namespace is not available. "
+                        + "are unusable (docs/wire-format.md §10.1), and a private network namespace is not available. "
                         + "Run as root, or enable unprivileged user namespaces, or run on a machine with a "
                         + "non-loopback IPv4 address. Tried:\n" + probe.diagnosis());
         }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Proves the harness fixes Dubbo's slow-address problem (docs/dubbo-wire.md §9.11): a real Dubbo 3.3.6 provider and
+ * Proves the harness fixes Dubbo's slow-address problem (docs/wire-format.md §10.1): a real Dubbo 3.3.6 provider and
  * consumer ({@link DubboSmokeScenario}) run in a child JVM inside a private network namespace (or on the host
  * network when it has a non-loopback address and namespaces are unavailable) and make 400 calls from 8 threads.
  * On a loopback-only machine without the namespace each call would take seconds; here the median must stay far

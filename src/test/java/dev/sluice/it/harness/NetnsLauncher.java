@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Why: a real Dubbo consumer on a machine whose only interface is {@code lo} re-resolves the local address on
  * every call (seconds per call) and rewrites a 127.0.0.1 target to the first non-loopback IPv4
- * (docs/dubbo-wire.md §9, pitfall 11). Inside the namespace it finds {@link #TEST_ADDRESS} instead. Nothing can
+ * (docs/wire-format.md §10.1). Inside the namespace it finds {@link #TEST_ADDRESS} instead. Nothing can
  * leave the namespace: it has no route to anything but its own addresses.
  *
  * <p>The prefix is {@code unshare -n} (works as root) or {@code unshare -rn} (an unprivileged user namespace

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md C17-C18: a peer that stops reading costs at most the pending-bytes cap; senders fail fast with
+ * docs/reliability.md C17-C18: a peer that stops reading costs at most the pending-bytes cap; senders fail fast with
  * {@link PendingBytesExceededException} instead of queueing without bound; direct memory stays bounded; and large
  * responses to a client that keeps sending neither exhaust memory nor stall the other calls.
  */

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md B14 over real sockets: a million tiny messages from 32 threads are queued on one connection
+ * docs/reliability.md B14 over real sockets: a million tiny messages from 32 threads are queued on one connection
  * while its event loop is held, then drained; another connection on the same event loop keeps being read (its
  * pings answered) and the loop keeps running other tasks, because one drain task writes a bounded chunk and
  * yields (apache/dubbo#15732). Every message arrives exactly once, in per-producer order.
@@ -52,7 +52,7 @@ class BoundedDrainTest {
         }
 
         @Override
-        public FrameDecoder newDecoder() {
+        public FrameDecoder newDecoder(Connection connection) {
             return (in, out) -> {
                 while (in.readableBytes() >= 12) {
                     int ri = in.readerIndex();

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md D19-D21 and E27 on {@link SluiceClient}: whatever way the connection goes, every waiting call
+ * docs/reliability.md D19-D21 and E27 on {@link SluiceClient}: whatever way the connection goes, every waiting call
  * completes at once with {@link ConnectionClosedException} (not by its timeout), the client reconnects when it
  * should and stops when closed, and closing with writes still queued neither hangs nor leaks.
  */

@@ -46,14 +46,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md G30 through the real endpoints: typed values naming classes no registered interface reaches
+ * docs/reliability.md G30 through the real endpoints: typed values naming classes no registered interface reaches
  * (JNDI and XSLT gadgets, commons-collections transformers, {@code InitialContext}, a class from an unregistered
  * package, an undeclared subclass of a registered type) are refused - by the server as arguments (status 40), by
  * the client as results (status 90) - and none of them is loaded or run. The proof: a static initializer that
  * would leave a trace, the JVM's own list of loaded classes ({@code VM.class_hierarchy}), a JNDI factory that
  * would leave a trace if any {@code InitialContext} were made, and a class loader set as the event loops' context
- * loader that records every class asked of it. The codec's AllowlistTest covers the decoder alone; this covers
- * the wire.
+ * loader that records every class asked of it. In fastjson2 and in hessian2. The codec's AllowlistTest and
+ * Hessian2AllowlistTest cover the decoder alone; this covers the wire.
  */
 @Timeout(60)
 class DeserializationSecurityTest {
@@ -275,6 +275,63 @@ class DeserializationSecurityTest {
                 String expected = name.equals("sneaky") ? "dev.sluice.it.reliability.SneakyItem" : name;
                 assertTrue(e.getMessage().contains("Refused to deserialize type '" + expected + "'"), e.getMessage());
                 assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "at once, not by timeout");
+            }
+            assertTrue(client.isConnected(), "one refused result does not cost the connection");
+        }
+    }
+
+    /** The names of {@link #REFUSED} as hessian2 carries them: class names, and lists typed with {@code [name}. */
+    private static List<byte[]> hessian2Values(String name) {
+        String plain = name.replace("[L", "").replace("[]", "").replace(";", "");
+        if (plain.startsWith("L")) {
+            plain = plain.substring(1);
+        }
+        return List.of(Wire.hessian2Object(plain), Wire.hessian2List("[" + plain));
+    }
+
+    @Test
+    void theServerRefusesEveryHessian2TypedArgumentItDoesNotReach() throws Exception {
+        try (SluiceServer server = server(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            long id = 300;
+            for (String name : REFUSED) {
+                for (byte[] value : hessian2Values(name)) {
+                    for (String method : new String[] {"store", "keep"}) { // as an Object and as an Item argument
+                        out.write(Wire.hessian2Request(id, VaultService.class, method, value));
+                        Wire.Frame answer = Wire.read(in);
+                        assertEquals(id, answer.id());
+                        assertEquals(0x02, answer.flags() & 0x1f, "answered in hessian2");
+                        assertEquals(40, answer.status(), name + " as " + method + ": " + answer.text());
+                        assertTrue(answer.text().contains("Refused to deserialize type"), answer.text());
+                        id++;
+                    }
+                }
+            }
+            // The connection is still good, and what the interface reaches still works, in hessian2.
+            out.write(Wire.hessian2Request(++id, VaultService.class, "store", Wire.hessian2(LocalDate.of(2024, 1, 2))));
+            Wire.Frame ok = Wire.read(in);
+            assertEquals(20, ok.status(), ok.text());
+        }
+    }
+
+    @Test
+    void theClientRefusesEveryHessian2TypedResultItDoesNotReach() throws Exception {
+        List<byte[]> answers = new ArrayList<>();
+        for (String name : REFUSED) {
+            answers.addAll(hessian2Values(name));
+        }
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        try (ScriptedServer provider = ScriptedServer.start((c, request) -> c.send(
+                Wire.hessian2ValueResponse(request.id(), answers.get(next.getAndIncrement()))));
+             SluiceClient client = SluiceClient.builder().address("127.0.0.1", provider.port())
+                     .eventLoops(EventLoops.borrow(loops, NativeTransport.NIO))
+                     .timeout(Duration.ofSeconds(10)).failIfNotConnected(true).build()) {
+            VaultService vault = client.proxy(VaultService.class);
+            for (int i = 0; i < answers.size(); i++) {
+                RpcException e = assertThrows(RpcException.class, () -> vault.fetch("x"));
+                assertEquals(90, e.status(), e.getMessage());
+                assertTrue(e.getMessage().contains("Refused to deserialize type"), e.getMessage());
             }
             assertTrue(client.isConnected(), "one refused result does not cost the connection");
         }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * RELIABILITY.md D23 (hessian2 heartbeats answered in kind: RawWireTest): a client sends heartbeats only when its
+ * docs/reliability.md D23 (hessian2 heartbeats answered in kind: RawWireTest): a client sends heartbeats only when its
  * connection is idle, and a server whose idle timeout is shorter than the client's heartbeat interval drops the
  * connection without losing a call; the client reconnects.
  */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * RELIABILITY.md F29 on the standalone endpoints with the JDK TLS provider: a TLS call works; a certificate the
+ * docs/reliability.md F29 on the standalone endpoints with the JDK TLS provider: a TLS call works; a certificate the
  * client does not trust, a certificate for another host name, a TLS client on a plain port and a plain client on
  * a TLS port all fail promptly with an error that says what went wrong, never by timing out.
  */

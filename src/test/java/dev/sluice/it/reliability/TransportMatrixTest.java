@@ -36,7 +36,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * RELIABILITY.md F28: the core of the suite - concurrent calls, a server that closes mid-call, wrong magic - on
+ * docs/reliability.md F28: the core of the suite - concurrent calls, a server that closes mid-call, wrong magic - on
  * NIO, epoll and io_uring (each where this machine has it), and the fallback to NIO when the native libraries are
  * missing (a child JVM with {@code -Dio.netty.transport.noNative=true}).
  */

@@ -39,6 +39,51 @@ final class Wire {
         return frame(DubboRequest.invocation(id, DubboMethod.of(iface, m, null), args, attachments));
     }
 
+    /**
+     * A two-way hessian2 request for {@code iface.method} whose argument values are {@code hessian2Args}, bytes written
+     * by hand (so a class they name is never touched here), followed by empty attachments.
+     */
+    static byte[] hessian2Request(long id, Class<?> iface, String method, byte[] hessian2Args) {
+        // hessian2 strings carry no references: the five leading values can be written on their own.
+        DubboMethod m = DubboMethod.of(iface, method(iface, method), null);
+        byte[] body = concat(hessian2(m.dubboVersion(), m.servicePath(), m.serviceVersion(), m.methodName(),
+                m.parameterTypesDesc()), hessian2Args, new byte[] {'H', 'Z'});
+        return concat(header(0xc2, 0, id, body.length), body);
+    }
+
+    /** A status-20 hessian2 response with flag 1 (a value, no attachments) and value bytes {@code hessian2Value}. */
+    static byte[] hessian2ValueResponse(long id, byte[] hessian2Value) {
+        byte[] body = concat(new byte[] {(byte) 0x91}, hessian2Value);
+        return concat(header(0x02, 20, id, body.length), body);
+    }
+
+    /** An object of class {@code typeName} with one string field, as hessian2 bytes written by hand. */
+    static byte[] hessian2Object(String typeName) {
+        return concat(new byte[] {'C'}, hessian2(typeName), new byte[] {(byte) 0x91}, hessian2("command"),
+                new byte[] {0x60}, hessian2("touch /tmp/pwned"));
+    }
+
+    /** A typed fixed-length hessian2 list of one null, of type {@code typeName}. */
+    static byte[] hessian2List(String typeName) {
+        return concat(new byte[] {'V'}, hessian2(typeName), new byte[] {(byte) 0x91, 'N'});
+    }
+
+    /** Values written by hessian-lite, the library Dubbo uses, as one stream. */
+    static byte[] hessian2(Object... values) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        com.alibaba.com.caucho.hessian.io.Hessian2Output out = new com.alibaba.com.caucho.hessian.io.Hessian2Output(
+                bytes);
+        try {
+            for (Object v : values) {
+                out.writeObject(v);
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
     static Method method(Class<?> iface, String name) {
         for (Method m : iface.getMethods()) {
             if (m.getName().equals(name)) {

@@ -73,4 +73,13 @@ public interface Connection {
 
     /** Completes when the connection has closed, for whatever reason. */
     CompletableFuture<Void> closeFuture();
+
+    /**
+     * True when the calling thread is this connection's event loop: the thread its {@link TransportHandler} events run
+     * on, which must never block (a blocking call made there refuses to wait).
+     */
+    boolean inEventLoop();
+
+    /** The connection's event loop as an executor, to run short work in order with its events. Never block in it. */
+    java.util.concurrent.Executor executor();
 }

@@ -20,7 +20,7 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 
 /**
- * A real Dubbo 3.3.6 provider and consumer, configured like dubbo-benchmark's fastjson2 variant (dubbo-wire.md §7.3):
+ * A real Dubbo 3.3.6 provider and consumer, set up like dubbo-benchmark's fastjson2 variant (docs/wire-format.md §9.3):
  * dubbo protocol, fastjson2, no registry, {@code filter=-default}, {@code check=false}; plus QoS off and a short
  * shutdown wait. The only knob is the Dubbo {@code Transporter} used on both sides ({@code server=} / {@code client=}).
  */

@@ -161,8 +161,8 @@ public final class RawTarget implements BenchTarget {
         }
 
         @Override
-        public FrameDecoder newDecoder() {
-            return frames.newDecoder();
+        public FrameDecoder newDecoder(Connection connection) {
+            return frames.newDecoder(connection);
         }
     }
 

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Which classes a peer may name in a typed value — the deserialization allowlist, STRICT like Dubbo's default
- * (dubbo-wire.md §2.3), installed as the fastjson2 {@link JSONReader.AutoTypeBeforeHandler} of every read. fastjson2's
+ * (docs/wire-format.md §7), used as the fastjson2 {@link JSONReader.AutoTypeBeforeHandler} of every read. fastjson2's
  * global AutoType stays off.
  *
  * <p>Accepted: every class reachable from a {@linkplain #register(Class) registered service interface} (parameter,
@@ -48,6 +48,13 @@ import java.util.concurrent.TimeoutException;
  * adds. Every other name is refused <em>by name</em>, before any class is looked up, so no class named by a peer is
  * loaded or initialized: the refusal throws {@link ClassNotAllowedException} out of the read, which the decoder turns
  * into an error response. Subclasses of registered classes are not accepted unless themselves reachable.
+ *
+ * <p>A few names are read as another class, a substitute, and never looked up: the {@code List.of}/{@code Set.of}/
+ * {@code Map.of} classes and a non-RandomAccess {@code Collections.unmodifiableList} (as {@code ArrayList},
+ * {@code HashSet}, {@code HashMap}), and fastjson2's {@code JSONObject} and {@code JSONArray} (as
+ * {@code LinkedHashMap} and {@code ArrayList}, the classes they extend), which a Dubbo provider holds for what it read
+ * untyped and writes back under their names. Only these two exact names are: the rest of {@code com.alibaba.fastjson*}
+ * stays on the deny list, and the entries of a substituted map or list are checked like any others.
  *
  * <p>Thread-safe: registration may run concurrently with decoding on any number of event loops; lookups of
  * accepted names are lock-free map reads.
@@ -68,6 +75,9 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
             "jdk.", "org.apache.commons.collections.functors.", "org.apache.commons.collections4.functors.",
             "org.apache.xalan.", "org.apache.xpath.", "org.codehaus.groovy.", "org.springframework.", "com.mchange.",
             "bsh.", "org.python.", "javassist.", "net.sf.cglib.", "org.hibernate.", "com.alibaba.fastjson");
+
+    static final String FASTJSON2_JSON_OBJECT = "com.alibaba.fastjson2.JSONObject";
+    static final String FASTJSON2_JSON_ARRAY = "com.alibaba.fastjson2.JSONArray";
 
     private static final Class<?>[] JDK_CLASSES = {
         Object.class, Boolean.class, Byte.class, Short.class, Character.class, Integer.class, Long.class,
@@ -91,7 +101,6 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
         Collections.emptyMap().getClass(), Collections.singletonList(1).getClass(),
         Collections.singleton(1).getClass(), Collections.singletonMap(1, 1).getClass(),
         Collections.unmodifiableList(new ArrayList<>()).getClass(),
-        Collections.unmodifiableList(new LinkedList<>()).getClass(),
         Collections.unmodifiableCollection(new ArrayList<>()).getClass(),
         Collections.unmodifiableSet(new HashSet<>()).getClass(),
         Collections.unmodifiableSortedSet(new TreeSet<>()).getClass(),
@@ -127,16 +136,28 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
             accept(c);
         }
         // List.of(...) and friends have no constructor fastjson2 can use; read them as the mutable JDK classes
-        // (Dubbo's reader gives an ArrayList for List.of too).
+        // (Dubbo's reader gives an ArrayList for List.of too). So is Collections.unmodifiableList of a list that is
+        // not RandomAccess: fastjson2 fails on it (its reader looks for a constructor the class does not have), and
+        // hessian-lite reads it as an ArrayList anyway.
         for (Class<?> c : new Class<?>[] {List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
                 Set.of().getClass(), Set.of(1).getClass(), Set.of(1, 2, 3).getClass(), Map.of().getClass(),
-                Map.of(1, 1).getClass(), Map.of(1, 1, 2, 2).getClass()}) {
+                Map.of(1, 1).getClass(), Map.of(1, 1, 2, 2).getClass(),
+                Collections.unmodifiableList(new LinkedList<>()).getClass()}) {
             Class<?> substitute = List.class.isAssignableFrom(c) ? ArrayList.class
                     : Set.class.isAssignableFrom(c) ? HashSet.class : HashMap.class;
-            byName.put(c.getName(), substitute);
-            byName.put(TypeUtils.getTypeName(c), substitute);
-            byHash.put(Fnv.hashCode64(c.getName()), substitute);
-            byHash.put(Fnv.hashCode64(TypeUtils.getTypeName(c)), substitute);
+            substitute(c.getName(), substitute);
+            substitute(TypeUtils.getTypeName(c), substitute);
+        }
+        // A Dubbo provider on fastjson2 holds what it read untyped as fastjson2's JSONObject (a LinkedHashMap) and
+        // JSONArray (an ArrayList), and writes them back under those names. Exactly these two names — full and
+        // fastjson2's short form — read as the JDK class each extends, so the value is the same plain map or list,
+        // its entries are read through this allowlist like any map's, and the class is never looked up. The rest of
+        // com.alibaba.fastjson* stays denied.
+        for (String name : new String[] {FASTJSON2_JSON_OBJECT, "JSONObject"}) {
+            substitute(name, LinkedHashMap.class);
+        }
+        for (String name : new String[] {FASTJSON2_JSON_ARRAY, "JSONArray"}) {
+            substitute(name, ArrayList.class);
         }
         for (Class<?> p : new Class<?>[] {boolean.class, byte.class, short.class, char.class, int.class,
                 long.class, float.class, double.class}) {
@@ -222,6 +243,15 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
     /** Whether a typed value naming {@code typeName} would be accepted (may load an explicitly allowed class). */
     public boolean isAllowed(String typeName) {
         return resolve(typeName, 0) != null;
+    }
+
+    /**
+     * The class a typed value naming {@code typeName} is read as, or {@code null} if refused. Usually the named class;
+     * for a name read as a substitute (fastjson2's {@code JSONObject}/{@code JSONArray}, {@code List.of}'s classes) the
+     * JDK class it is read as, so a reader can build that instead of looking up the named one.
+     */
+    Class<?> resolveAllowed(String typeName) {
+        return resolve(typeName, 0);
     }
 
     /** Whether instances of exactly this class are accepted. */
@@ -342,6 +372,12 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
             }
         }
         return false;
+    }
+
+    /** Reads values named {@code name} as {@code as}, a JDK class already accepted; {@code name} is never loaded. */
+    private void substitute(String name, Class<?> as) {
+        byName.put(name, as);
+        byHash.put(Fnv.hashCode64(name), as);
     }
 
     private void accept(Class<?> c) {

@@ -1,12 +1,13 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Connection;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.codec.Codec;
 import dev.sluice.transport.codec.FrameDecoder;
 import java.util.Objects;
 
 /**
- * The Dubbo {@code dubbo} protocol with fastjson2 bodies, as a transport {@link Codec}: one shared
+ * The Dubbo {@code dubbo} protocol with hessian2 or fastjson2 bodies, as a transport {@link Codec}: one shared
  * {@link DubboEncoder} (any thread) and a fresh {@link DubboDecoder} per connection (its event loop only).
  *
  * <pre>{@code
@@ -23,6 +24,7 @@ public final class DubboCodec implements Codec {
     private final DubboTypeResolver resolver;
     private final DubboEncoder encoder;
     private final boolean deferResponseValues;
+    private final Hessian2Values hessian2;
 
     private DubboCodec(Builder b) {
         this.deferResponseValues = b.deferResponseValues;
@@ -30,6 +32,7 @@ public final class DubboCodec implements Codec {
         this.allowlist = b.allowlist != null ? b.allowlist : ClassAllowlist.strict();
         this.resolver = b.resolver;
         this.encoder = new DubboEncoder(payloadLimit);
+        this.hessian2 = new Hessian2Values(allowlist);
     }
 
     public static Builder builder() {
@@ -42,8 +45,8 @@ public final class DubboCodec implements Codec {
     }
 
     @Override
-    public FrameDecoder newDecoder() {
-        return new DubboDecoder(payloadLimit, allowlist, resolver, deferResponseValues);
+    public FrameDecoder newDecoder(Connection connection) {
+        return new DubboDecoder(payloadLimit, allowlist, resolver, deferResponseValues, hessian2);
     }
 
     public int payloadLimit() {

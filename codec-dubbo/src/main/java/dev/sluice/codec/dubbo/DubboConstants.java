@@ -1,27 +1,30 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.codec.DubboHeader;
+
 /**
- * Numbers of the Dubbo {@code dubbo} protocol as Dubbo 3.3.6 puts them on the wire (dubbo-wire.md §1, §3). Pure
+ * Numbers of the Dubbo {@code dubbo} protocol as Dubbo 3.3.6 puts them on the wire (docs/wire-format.md §1, §3). Pure
  * constants; safe from any thread.
  */
 public final class DubboConstants {
+    // The header's numbers are defined once, in the transport's DubboHeader, which both Dubbo decoders frame with.
     /** Frame magic, {@code 0xDABB}, big-endian in bytes 0–1. */
-    public static final short MAGIC = (short) 0xdabb;
-    public static final byte MAGIC_HIGH = (byte) 0xda;
-    public static final byte MAGIC_LOW = (byte) 0xbb;
+    public static final short MAGIC = DubboHeader.MAGIC;
+    public static final byte MAGIC_HIGH = DubboHeader.MAGIC_HIGH;
+    public static final byte MAGIC_LOW = DubboHeader.MAGIC_LOW;
     /** Length of the fixed frame header. */
-    public static final int HEADER_LENGTH = 16;
+    public static final int HEADER_LENGTH = DubboHeader.LENGTH;
 
     /** Flag bit: the frame is a request (else a response). */
-    public static final int FLAG_REQUEST = 0x80;
+    public static final int FLAG_REQUEST = DubboHeader.FLAG_REQUEST;
     /** Flag bit: the request expects a response. Dubbo never sets it on responses. */
-    public static final int FLAG_TWO_WAY = 0x40;
+    public static final int FLAG_TWO_WAY = DubboHeader.FLAG_TWO_WAY;
     /** Flag bit: an event (heartbeat, readonly "R", writeable "W"). */
-    public static final int FLAG_EVENT = 0x20;
+    public static final int FLAG_EVENT = DubboHeader.FLAG_EVENT;
     /** The low five bits of the flag byte: the serialization id. */
-    public static final int SERIALIZATION_MASK = 0x1f;
+    public static final int SERIALIZATION_MASK = DubboHeader.SERIALIZATION_MASK;
 
-    /** Serialization id of hessian2 (Dubbo's default; we speak it only for events and error texts). */
+    /** Serialization id of hessian2 (Dubbo's default). */
     public static final byte SERIALIZATION_HESSIAN2 = 2;
     /** Serialization id of fastjson2 (JSONB items). */
     public static final byte SERIALIZATION_FASTJSON2 = 23;

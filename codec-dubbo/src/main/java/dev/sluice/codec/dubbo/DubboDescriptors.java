@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * JVM descriptors of parameter lists, as Dubbo puts them in body field 4 (dubbo-wire.md §2.1): all parameter types
+ * JVM descriptors of parameter lists, as Dubbo writes body field 4 (docs/wire-format.md §2.2): all parameter types
  * concatenated, no separators, no parentheses — {@code Ljava/lang/String;}, {@code J}, {@code [I},
  * {@code Lcom/x/Outer$Inner;}. A method without parameters has {@code ""}. Stateless; safe from any thread.
  */

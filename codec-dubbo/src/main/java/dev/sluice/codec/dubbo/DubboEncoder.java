@@ -8,12 +8,13 @@ import dev.sluice.transport.codec.FrameEncoder;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Writes {@link DubboRequest} and {@link DubboResponse} frames byte-compatible with Dubbo 3.3.6 and fastjson2
- * (dubbo-wire.md §1–§4) straight into the caller's pooled buffer: a 16-byte header whose body length is patched at
+ * (docs/wire-format.md §1–§6) into the caller's pooled buffer: a 16-byte header whose body length is patched at
  * the end, then length-prefixed JSONB items. Each item is written by fastjson2 with Dubbo's eight writer features and
  * flushed into the buffer behind a 4-byte placeholder; ASCII strings, nulls, booleans and the result flag are
  * written by hand, and the five leading request items come pre-encoded from the {@link DubboMethod}.
@@ -26,10 +27,9 @@ import java.util.Map;
  * payload: M", and any other response failure by a status-50 BAD_RESPONSE, as a Dubbo provider does. A request value
  * that cannot be serialized fails with {@link DubboSerializationException}.
  *
- * <p><b>Serializations:</b> invocation and result bodies are fastjson2 (23) only. Heartbeats, events and error
- * responses are also written in hessian2 (2), so a hessian2 peer's heartbeat is answered in kind and a hessian2
- * caller reads why it was refused. An error response for any other id is written in fastjson2 with id 23 in the
- * header, since nothing else could read it.
+ * <p><b>Serializations:</b> fastjson2 (23) and hessian2 (2), Dubbo 3.3's default, for every message; hessian2 bodies
+ * are written by hessian-lite, the library Dubbo uses, as one stream per body. An error response for any other id is
+ * written in fastjson2 with id 23 in the header, since nothing else could read it.
  */
 public final class DubboEncoder implements FrameEncoder {
     /** {@code FastJson2ObjectOutput}'s features with {@code check-serializable} on, Dubbo's default. */
@@ -110,27 +110,14 @@ public final class DubboEncoder implements FrameEncoder {
         if (req.isEvent()) {
             writeEventBody(out, ser, req.eventData());
         } else {
-            if (ser != DubboConstants.SERIALIZATION_FASTJSON2) {
-                throw new IllegalArgumentException("request bodies are written in fastjson2 (id 23) only, not id "
-                        + ser);
-            }
             DubboMethod method = req.method();
-            out.writeBytes(method.fastjson2Prefix());
-            Items items = new Items(out);
-            Object[] args = req.arguments();
-            for (int i = 0; i < args.length; i++) {
-                try {
-                    items.writeObject(args[i]);
-                } catch (RuntimeException e) {
-                    throw new DubboSerializationException("Failed to serialize argument " + i + " ("
-                            + args[i].getClass().getName() + ") of " + method + ": " + e.getMessage(), e);
-                }
-            }
-            try {
-                items.writeAttachments(req.attachments());
-            } catch (RuntimeException e) {
-                throw new DubboSerializationException("Failed to serialize the attachments of " + method + ": "
-                        + e.getMessage(), e);
+            if (ser == DubboConstants.SERIALIZATION_HESSIAN2) {
+                writeHessian2Request(req, method, out);
+            } else if (ser != DubboConstants.SERIALIZATION_FASTJSON2) {
+                throw new IllegalArgumentException("request bodies are written in hessian2 (id 2) or fastjson2"
+                        + " (id 23), not id " + ser);
+            } else {
+                writeFastjson2Request(req, method, out);
             }
         }
         int len = out.writerIndex() - bodyStart;
@@ -140,6 +127,48 @@ public final class DubboEncoder implements FrameEncoder {
                     + req.method().methodName()) + ")");
         }
         out.setInt(start + 12, len);
+    }
+
+    private static void writeFastjson2Request(DubboRequest req, DubboMethod method, ByteBuf out) {
+        out.writeBytes(method.fastjson2Prefix());
+        Items items = new Items(out);
+        Object[] args = req.arguments();
+        for (int i = 0; i < args.length; i++) {
+            try {
+                items.writeObject(args[i]);
+            } catch (RuntimeException e) {
+                throw new DubboSerializationException("Failed to serialize argument " + i + " ("
+                        + args[i].getClass().getName() + ") of " + method + ": " + e.getMessage(), e);
+            }
+        }
+        try {
+            items.writeAttachments(req.attachments());
+        } catch (RuntimeException e) {
+            throw new DubboSerializationException("Failed to serialize the attachments of " + method + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** One hessian2 stream: the five target strings, the arguments, the attachments (as Dubbo's encoder). */
+    private static void writeHessian2Request(DubboRequest req, DubboMethod method, ByteBuf out) {
+        out.writeBytes(method.hessian2Prefix());
+        Object[] args = req.arguments();
+        Object[] values = Arrays.copyOf(args, args.length + 1);
+        values[args.length] = plainMap(req.attachments());
+        try {
+            Hessian2Values.write(out, values);
+        } catch (IllegalArgumentException e) {
+            throw new DubboSerializationException("Failed to serialize the arguments of " + method + " in hessian2: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Attachments travel as a plain {@code HashMap}, which both serializations write untyped, as Dubbo does. */
+    private static Map<String, Object> plainMap(Map<String, Object> attachments) {
+        if (attachments == null) {
+            return new HashMap<>();
+        }
+        return attachments.getClass() == HashMap.class ? attachments : new HashMap<>(attachments);
     }
 
     private static void writeEventBody(ByteBuf out, byte ser, String data) {
@@ -184,9 +213,13 @@ public final class DubboEncoder implements FrameEncoder {
         } else if (!resp.isOk()) {
             writeError(out, resp.id(), ser, resp.status(), resp.errorMessage());
         } else {
+            if (ser == DubboConstants.SERIALIZATION_HESSIAN2) {
+                writeHessian2Result(resp, out);
+                return;
+            }
             if (ser != DubboConstants.SERIALIZATION_FASTJSON2) {
-                throw new IllegalArgumentException("result bodies are written in fastjson2 (id 23) only, not id "
-                        + ser);
+                throw new IllegalArgumentException("result bodies are written in hessian2 (id 2) or fastjson2 (id 23),"
+                        + " not id " + ser);
             }
             writeHeader(out, ser, DubboConstants.STATUS_OK, resp.id());
             int bodyStart = out.writerIndex();
@@ -205,6 +238,26 @@ public final class DubboEncoder implements FrameEncoder {
             }
             out.setInt(bodyStart - 4, out.writerIndex() - bodyStart);
         }
+    }
+
+    /** One hessian2 stream: the result flag (an int, as Dubbo writes it), the value or exception, the attachments. */
+    private static void writeHessian2Result(DubboResponse resp, ByteBuf out) {
+        writeHeader(out, DubboConstants.SERIALIZATION_HESSIAN2, DubboConstants.STATUS_OK, resp.id());
+        int bodyStart = out.writerIndex();
+        byte flag = resp.resultFlag();
+        Object[] values = new Object[3];
+        int n = 0;
+        values[n++] = (int) flag;
+        if (resp.hasException()) {
+            values[n++] = resp.exception();
+        } else if (flag == DubboConstants.RESPONSE_VALUE || flag == DubboConstants.RESPONSE_VALUE_WITH_ATTACHMENTS) {
+            values[n++] = resp.value();
+        }
+        if (resp.hasAttachments()) {
+            values[n++] = plainMap(resp.attachments());
+        }
+        Hessian2Values.write(out, n == values.length ? values : Arrays.copyOf(values, n));
+        out.setInt(bodyStart - 4, out.writerIndex() - bodyStart);
     }
 
     /** A status≠20 response: one string item (fastjson2), or one hessian2 string; other ids fall back to 23. */
@@ -329,7 +382,7 @@ public final class DubboEncoder implements FrameEncoder {
             }
             int lengthIndex = out.writerIndex();
             out.writeInt(0);
-            // One writer per item: each item has its own symbol table (dubbo-wire.md §2.2).
+            // One writer per item: each item has its own symbol table (docs/wire-format.md §4.1).
             try (JSONWriter w = JSONWriter.ofJSONB(context)) {
                 w.setRootObject(v);
                 w.writeAny(v);

@@ -5,7 +5,7 @@ import java.lang.reflect.Method;
 import java.util.Objects;
 
 /**
- * What a call targets: the five leading string fields of a request body (dubbo-wire.md §2.1) — protocol version,
+ * What a call targets: the five leading string fields of a request body (docs/wire-format.md §2.1) — protocol version,
  * service path, service version, method name and parameter descriptor. Immutable and thread-safe.
  *
  * <p>Create one per method and reuse it: the encoder caches the pre-encoded leading items in this object, so a
@@ -20,6 +20,8 @@ public final class DubboMethod {
     private final String parameterTypesDesc;
     /** The five fastjson2 items, each with its 4-byte length; computed on first encode; racing threads compute equal arrays. */
     private volatile byte[] fastjson2Prefix;
+    /** The same five fields as hessian2 strings; computed on first encode, like {@link #fastjson2Prefix}. */
+    private volatile byte[] hessian2Prefix;
 
     private DubboMethod(String dubboVersion, String servicePath, String serviceVersion, String methodName,
             String parameterTypesDesc) {
@@ -84,6 +86,18 @@ public final class DubboMethod {
         if (p == null) {
             p = encodePrefix();
             fastjson2Prefix = p;
+        }
+        return p;
+    }
+
+    /** The five leading strings of a hessian2 request body (strings carry no references). Do not modify. */
+    byte[] hessian2Prefix() {
+        byte[] p = hessian2Prefix;
+        if (p == null) {
+            io.netty.buffer.ByteBuf buf = io.netty.buffer.Unpooled.buffer(128);
+            Hessian2Values.write(buf, dubboVersion, servicePath, serviceVersion, methodName, parameterTypesDesc);
+            p = io.netty.buffer.ByteBufUtil.getBytes(buf);
+            hessian2Prefix = p;
         }
         return p;
     }

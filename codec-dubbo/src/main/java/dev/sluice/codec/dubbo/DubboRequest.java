@@ -12,7 +12,8 @@ import java.util.Map;
  *
  * <p>Immutable once built except for the argument array and attachment map, which are handed over, not copied: the
  * creator must not modify them after passing them in, and receivers must not modify them while the request may
- * still be encoded. Safe to pass between threads after construction.
+ * still be encoded, and {@link #frameBytes()}, which the decoder sets before handing the request on. Safe to pass
+ * between threads after that.
  */
 public final class DubboRequest {
     private final long id;
@@ -25,6 +26,8 @@ public final class DubboRequest {
     private final String eventData;
     private final byte brokenStatus;
     private final String errorMessage;
+    /** Set once by the decoder before the request is handed on; 0 for a request built locally. */
+    private int frameBytes;
 
     private static final Object[] NO_ARGS = new Object[0];
 
@@ -119,6 +122,19 @@ public final class DubboRequest {
         if (serializationId <= 0 || serializationId > DubboConstants.SERIALIZATION_MASK) {
             throw new IllegalArgumentException("serialization id must be 1..31, not " + serializationId);
         }
+    }
+
+    /**
+     * Size on the wire of the frame this request arrived in, header included, as the decoder read it; 0 for a
+     * request built locally. A server uses it to bound the bytes of requests waiting for its service pool.
+     */
+    public int frameBytes() {
+        return frameBytes;
+    }
+
+    /** Decoder only, before the request is handed on. */
+    void frameBytes(int bytes) {
+        this.frameBytes = bytes;
     }
 
     public long id() {

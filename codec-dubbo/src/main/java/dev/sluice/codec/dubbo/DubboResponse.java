@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A Dubbo response frame (dubbo-wire.md §3): a result (value, null or exception, with or without attachments, i.e.
+ * A Dubbo response (docs/wire-format.md §3): a result (value, null or exception, with or without attachments, i.e.
  * result flags 0–5), an error status with a text, or a heartbeat response. The decoder also produces responses with
  * status {@link DubboConstants#STATUS_CLIENT_ERROR} (90) for frames it could not read (oversized, corrupt, refused
  * type), so the waiting call fails at once.

@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * The sliver of hessian2 the codec speaks: the null value (heartbeat bodies), and strings (event data such as
  * {@code "R"}, and the text of error responses). Dubbo peers may send events in hessian2 even when calls use
- * fastjson2 (dubbo-wire.md §2.4), and a hessian2 caller we cannot serve should still get a readable error.
+ * fastjson2 (docs/wire-format.md §1.3), and a hessian2 caller we cannot serve should still get a readable error.
  * Strings use hessian's per-char UTF-8 (surrogates encoded one by one) and its length in chars. Stateless; safe
  * from any thread.
  */

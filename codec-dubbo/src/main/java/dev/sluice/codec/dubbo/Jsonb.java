@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * The few JSONB (fastjson2 binary) encodings the codec writes and reads by hand because they are on every frame:
  * ASCII strings, ints, null. Everything else goes through fastjson2. Byte values are those of fastjson2 2.0.56
- * (dubbo-wire.md §2.2.1). Stateless; safe from any thread.
+ * (docs/wire-format.md §4.3). Stateless; safe from any thread.
  */
 final class Jsonb {
     static final byte NULL = (byte) 0xaf;

@@ -17,7 +17,7 @@ package dev.sluice.codec.dubbo;
  * the item padded with zeros: whatever grouping it picks, it meets only checked tokens (no negative length to step
  * back on, which made a 5-byte map {@code a6 4a 61 7a fc} spin forever) and cannot read past the copy.
  *
- * <p>The grammar is fastjson2 2.0.56's JSONB ({@code JSONB.Constants}, dubbo-wire.md §2.2.1). The walk accepts every
+ * <p>The grammar: fastjson2 2.0.56's JSONB ({@code JSONB.Constants}, docs/wire-format.md §4.3). The walk accepts every
  * value fastjson2's writer produces; it rejects unknown type bytes, negative or unbacked sizes and symbol ids larger
  * than the item. Stateless; any thread.
  */

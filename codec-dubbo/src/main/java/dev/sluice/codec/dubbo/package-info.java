@@ -1,6 +1,6 @@
 /**
  * Apache Dubbo's {@code dubbo} wire protocol with fastjson2 (JSONB) bodies, byte-compatible with Dubbo 3.3.6
- * (see {@code docs/dubbo-wire.md}).
+ * (see {@code docs/wire-format.md}).
  *
  * <ul>
  *   <li>Messages: {@link dev.sluice.codec.dubbo.DubboRequest} (invocations, heartbeats, readonly/writeable events,

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** RELIABILITY.md section G: only reachable classes and a small JDK set are deserialized, STRICT by default. */
+/** docs/reliability.md G30: only reachable classes and a small JDK set are deserialized, STRICT by default. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AllowlistTest {
     private static final String GADGET = "dev.sluice.codec.dubbo.gadget.StaticInitGadget";
@@ -271,7 +271,7 @@ class AllowlistTest {
 
     @Test
     void pageItemsNeedTheAllowlistToBeUsers() {
-        // dubbo-wire.md §2.3: without the handler accepting User, Page.result items would silently be HashMaps.
+        // docs/wire-format.md §7.3: without the handler accepting User, Page.result items would silently be HashMaps.
         DubboResponse resp = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Codecs.PAGE_OF_USER),
                 Codecs.encode(DubboResponse.value(11L, (byte) 23, new UserServiceServerImpl().listUser(1), null)));
         assertInstanceOf(User.class, ((org.apache.dubbo.benchmark.bean.Page<?>) resp.value()).getResult().get(0));

@@ -94,7 +94,7 @@ class EmbeddedChannelTest {
     @Test
     void framesSplitAndCoalescedAcrossWritesAreAnswered() {
         DubboCodec codec = codec();
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoderAdapter(codec.newDecoder()),
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoderAdapter(codec.newDecoder(null)),
                 new Answerer(codec.encoder()));
         byte[] getUser = Vectors.frame("getUser.request");
         byte[] heartbeat = Vectors.frame("heartbeat.request");
@@ -128,7 +128,7 @@ class EmbeddedChannelTest {
 
     @Test
     void wrongMagicSurfacesAsTheCloseReason() {
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoderAdapter(codec().newDecoder()));
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoderAdapter(codec().newDecoder(null)));
         DecoderException e = assertThrows(DecoderException.class,
                 () -> ch.writeInbound(Unpooled.wrappedBuffer("GET / HTTP/1.1\r\n\r\n".getBytes())));
         assertInstanceOf(DubboProtocolException.class, e.getCause());
@@ -142,7 +142,7 @@ class EmbeddedChannelTest {
                 new InterfaceTypeResolver(ClassAllowlist.strict()).register(UserService.class, null)).build();
         assertEquals(1024, codec.payloadLimit());
         assertSame(codec.encoder(), codec.encoder(), "one shared encoder");
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoderAdapter(codec.newDecoder()),
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoderAdapter(codec.newDecoder(null)),
                 new Answerer(new DubboEncoder(0)));
         byte[] big = Codecs.encode(new DubboEncoder(0), DubboRequest.invocation(500L, Codecs.GET_USER,
                 new Object[] {1L}, java.util.Map.of("pad", "p".repeat(4000))));

@@ -26,7 +26,7 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** RELIABILITY.md section A, cases 8 and 9, and the encoder's other contracts. */
+/** docs/reliability.md A8 and A9, and the encoder's other contracts. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class EncoderTest {
     /** Has no {@code Serializable}: Dubbo's features refuse it. */
@@ -121,11 +121,19 @@ class EncoderTest {
             assertEquals(DubboConstants.STATUS_SERVICE_ERROR, r.status());
             assertEquals(text, r.errorMessage());
         }
-        // A result cannot be written in hessian2: the caller still gets an answer, in hessian2.
+        // A result is answered in the caller's serialization, hessian2 included.
         byte[] frame = Codecs.encode(DubboResponse.value(12L, DubboConstants.SERIALIZATION_HESSIAN2, "v", null));
         DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
+        assertTrue(r.isOk(), r::toString);
+        assertEquals("v", r.value());
+        assertEquals(DubboConstants.SERIALIZATION_HESSIAN2, r.serializationId());
+        // A result hessian2 cannot write (not Serializable): the caller still gets an answer, in hessian2.
+        frame = Codecs.encode(DubboResponse.value(13L, DubboConstants.SERIALIZATION_HESSIAN2, new NotSerializable(),
+                null));
+        r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
         assertEquals(DubboConstants.STATUS_BAD_RESPONSE, r.status());
         assertEquals(DubboConstants.SERIALIZATION_HESSIAN2, r.serializationId());
+        assertTrue(r.errorMessage().contains(NotSerializable.class.getName()), r.errorMessage());
     }
 
     @Test
@@ -248,8 +256,13 @@ class EncoderTest {
         assertEquals((byte) 0xb7, Codecs.encode(DubboRequest.writeableEvent(18L, (byte) 23))[2]);
         assertEquals("W", ((DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(),
                 Codecs.encode(DubboRequest.writeableEvent(18L, (byte) 23)))).eventData());
-        assertThrows(IllegalArgumentException.class, () -> Codecs.encode(DubboRequest.invocation(19L, true,
-                DubboConstants.SERIALIZATION_HESSIAN2, Codecs.GET_USER, new Object[] {1L}, null)));
+        byte[] hessian2 = Codecs.encode(DubboRequest.invocation(19L, true, DubboConstants.SERIALIZATION_HESSIAN2,
+                Codecs.GET_USER, new Object[] {1L}, null));
+        assertEquals((byte) 0xc2, hessian2[2]);
+        DubboRequest read = (DubboRequest) Codecs.decodeOne(Codecs.serverDecoder(), hessian2);
+        assertArrayEquals(new Object[] {1L}, read.arguments());
+        assertThrows(IllegalArgumentException.class, () -> Codecs.encode(DubboRequest.invocation(20L, true,
+                (byte) 9, Codecs.GET_USER, new Object[] {1L}, null)), "no writer for serialization id 9");
         assertThrows(IllegalArgumentException.class, () -> Codecs.encode("not a message"));
     }
 }

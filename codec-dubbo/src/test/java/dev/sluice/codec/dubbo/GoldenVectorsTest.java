@@ -21,14 +21,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Decodes every frame captured from real Dubbo 3.3.6 (shared/vectors), re-encodes the decoded values and checks the
- * bytes where dubbo-wire.md says they are deterministic.
+ * Decodes every frame captured from real Dubbo 3.3.6 ({@link Vectors}), re-encodes the decoded values and checks the
+ * bytes where they are deterministic (docs/wire-format.md).
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class GoldenVectorsTest {
     private static final long BASE_ID = 0x4a12e1b83e9202ddL;
     private static final List<Integer> PERMISSIONS = Arrays.asList(1, 2, 3, 4, 5, 6, 7, 8, 19, 88, 86, 89, 90, 91, 92);
-    /** The readonly event of dubbo-wire.md §8 (no .hex file). */
+    /** The readonly event of docs/wire-format.md §6.2 (no .hex file). */
     static final byte[] READONLY_EVENT = TestBytes.hex("da bb b7 00 ca bf ed 80 95 05 81 b8 00 00 00 06 00 00 00 02 4a 52");
 
     private final DubboEncoder encoder = new DubboEncoder(8 * 1024 * 1024);
@@ -163,7 +163,7 @@ class GoldenVectorsTest {
         assertEquals(1000, page.getTotal());
         assertEquals(15, page.getResult().size());
         for (int i = 0; i < 15; i++) {
-            // Items must be User, not HashMap: the allowlist accepts User through Page<User> (dubbo-wire.md §2.3).
+            // Items must be User, not HashMap: the allowlist accepts User via Page<User> (docs/wire-format.md §7.3).
             User u = assertInstanceOf(User.class, page.getResult().get(i));
             assertDougLea(u, i, String.valueOf(i));
         }
@@ -190,6 +190,45 @@ class GoldenVectorsTest {
         assertTrue(resp.isHeartbeat());
         assertTrue(resp.isOk());
         assertEquals(req.id(), resp.id());
+    }
+
+    @Test
+    void hessian2HeartbeatRequestAndResponse() {
+        byte[] reqFrame = Vectors.hessian2("heartbeat.request");
+        DubboRequest req = assertInstanceOf(DubboRequest.class, decodeOne(Codecs.serverDecoder(), reqFrame));
+        assertTrue(req.isHeartbeat());
+        assertTrue(req.isTwoWay());
+        assertNull(req.eventData());
+        assertEquals(DubboConstants.SERIALIZATION_HESSIAN2, req.serializationId());
+        assertArrayEquals(reqFrame, encode(encoder, DubboRequest.heartbeat(req.id(), req.serializationId())));
+
+        byte[] respFrame = Vectors.hessian2("heartbeat.response");
+        assertArrayEquals(respFrame, encode(encoder, DubboResponse.replyHeartbeat(req)));
+    }
+
+    /** Every hessian2 frame's 16-byte header agrees with what {@code headers.txt} recorded at capture time. */
+    @Test
+    void hessian2FramesMatchTheirRecordedHeaders() {
+        int checked = 0;
+        for (String line : Vectors.text("hessian2/headers.txt").split("\n")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                    "(\\S+): (\\d+) bytes; flag=0x(\\p{XDigit}+) .* status=(\\d+) requestId=(-?\\d+) bodyLength=(\\d+)")
+                    .matcher(line);
+            if (!m.matches()) {
+                continue;
+            }
+            byte[] frame = Vectors.hessian2(m.group(1));
+            java.nio.ByteBuffer header = java.nio.ByteBuffer.wrap(frame);
+            assertEquals(Integer.parseInt(m.group(2)), frame.length, m.group(1));
+            assertEquals((short) 0xdabb, header.getShort(), m.group(1));
+            assertEquals(Integer.parseInt(m.group(3), 16), header.get() & 0xff, m.group(1));
+            assertEquals(Integer.parseInt(m.group(4)), header.get() & 0xff, m.group(1));
+            assertEquals(Long.parseLong(m.group(5)), header.getLong(), m.group(1));
+            assertEquals(Integer.parseInt(m.group(6)), header.getInt(), m.group(1));
+            assertEquals(frame.length - 16, Integer.parseInt(m.group(6)), m.group(1));
+            checked++;
+        }
+        assertEquals(10, checked, "headers.txt lists the ten captured frames");
     }
 
     @Test

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The value round trips every RPC pairing must pass, whoever is client and server (SluiceClient, SluiceServer,
- * Dubbo consumer, Dubbo provider). Used in-process by the standalone tests and in child JVMs by interop scenarios,
+ * Dubbo consumer, Dubbo provider). Used in-process by the standalone tests and in child JVMs by the conformance suite,
  * which report each named check ({@link #checks()}) as its own result.
  */
 public final class TypesChecks {

@@ -7,15 +7,10 @@ public interface Codec {
     /** Shared by every connection and called from any thread. */
     FrameEncoder encoder();
 
-    /** A fresh decoder for a new connection. */
-    FrameDecoder newDecoder();
-
     /**
-     * A fresh decoder for {@code connection}, for protocols whose decoding needs the connection it reads from (the
-     * Dubbo adapter hands Dubbo's codec the connection's Dubbo channel). Called on the connection's event loop while
-     * the channel is set up, before it is active; defaults to {@link #newDecoder()}.
+     * A fresh decoder for a new connection, called on that connection's event loop while its channel is set up
+     * (before it is active). Protocols whose decoding needs the connection (the Dubbo adapter hands Dubbo's codec the
+     * connection's Dubbo channel) keep it; others ignore it, and tests that decode without a connection pass null.
      */
-    default FrameDecoder newDecoder(Connection connection) {
-        return newDecoder();
-    }
+    FrameDecoder newDecoder(Connection connection);
 }

@@ -11,9 +11,10 @@ public interface FrameDecoder {
     /**
      * Consumes as many whole frames from {@code in} as are available and adds one decoded message per frame to
      * {@code out}. Leaves an incomplete frame unread (the transport keeps the bytes and calls again when more
-     * arrive). A message that holds a buffer is owned by the receiver. Must never buffer a frame larger than the
-     * payload limit: it decides from the header and skips. Throw only for input that makes the stream unusable
-     * (for example a wrong magic): the transport then closes the connection with that reason.
+     * arrive). A message that holds a buffer is owned by the receiver. A frame larger than the payload limit must
+     * never be buffered: protocols whose frames start with a length-carrying header get that, and the skipping of
+     * refused bodies, from a {@link HeaderFramer}, and only decode whole frames. Throw only for input that makes the
+     * stream unusable (for example a wrong magic): the transport then closes the connection with that reason.
      */
     void decode(ByteBuf in, List<Object> out);
 

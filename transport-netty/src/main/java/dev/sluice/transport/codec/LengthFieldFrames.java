@@ -1,5 +1,6 @@
 package dev.sluice.transport.codec;
 
+import dev.sluice.transport.Connection;
 import dev.sluice.transport.FrameTooLargeException;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
@@ -11,22 +12,20 @@ import java.util.List;
  * ({@link ByteBuf}, copied) or {@code byte[]}. Used for echo servers and the transport-bound benchmarks.
  */
 public final class LengthFieldFrames implements Codec {
-    private final int headerLength;
-    private final int lengthOffset;
+    private final HeaderFramer.Layout layout;
     private final int maxBody;
 
     /**
      * @param headerLength bytes before the body, including the length field
      * @param lengthOffset where the 4-byte body length sits inside the header
-     * @param maxBody largest body accepted; a larger declared length fails the connection
+     * @param maxBody largest body accepted (at least 1); a larger declared length fails the connection
      */
     public LengthFieldFrames(int headerLength, int lengthOffset, int maxBody) {
-        if (lengthOffset < 0 || lengthOffset + 4 > headerLength || maxBody < 0) {
-            throw new IllegalArgumentException("length field must sit inside the header: header=" + headerLength
-                    + " offset=" + lengthOffset + " maxBody=" + maxBody);
+        if (lengthOffset < 0 || maxBody < 1) {
+            throw new IllegalArgumentException("length field must sit inside the header and bodies be allowed:"
+                    + " header=" + headerLength + " offset=" + lengthOffset + " maxBody=" + maxBody);
         }
-        this.headerLength = headerLength;
-        this.lengthOffset = lengthOffset;
+        this.layout = new HeaderFramer.Layout(new byte[0], headerLength, lengthOffset);
         this.maxBody = maxBody;
     }
 
@@ -54,21 +53,23 @@ public final class LengthFieldFrames implements Codec {
     }
 
     @Override
-    public FrameDecoder newDecoder() {
-        return (in, out) -> cut(in, out);
-    }
+    public FrameDecoder newDecoder(Connection connection) {
+        HeaderFramer framer = new HeaderFramer(layout, maxBody, new HeaderFramer.Frames() {
+            @Override
+            public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {
+                out.add(in.retainedSlice(start, layout.headerLength() + bodyLength));
+            }
 
-    private void cut(ByteBuf in, List<Object> out) {
-        while (in.readableBytes() >= headerLength) {
-            int body = in.getInt(in.readerIndex() + lengthOffset);
-            if (body < 0 || body > maxBody) {
-                throw new FrameTooLargeException(body & 0xffffffffL, maxBody, "Inbound frame body");
+            @Override
+            public void refused(ByteBuf in, int start, long declared, long limit, List<Object> out) {
+                throw HeaderFramer.tooLarge(declared, limit, "Inbound frame body");
             }
-            int frame = headerLength + body;
-            if (in.readableBytes() < frame) {
-                return;
+
+            @Override
+            public RuntimeException badMagic(String detail) {
+                throw new AssertionError("no magic to be wrong"); // the layout has none
             }
-            out.add(in.readRetainedSlice(frame));
-        }
+        });
+        return framer::decode;
     }
 }

@@ -44,12 +44,6 @@ final class DubboFrameCodec implements Codec {
         return encoder;
     }
 
-    /** Always fails: Dubbo's codec needs the connection's channel; the transport calls {@link #newDecoder(Connection)}. */
-    @Override
-    public FrameDecoder newDecoder() {
-        throw new UnsupportedOperationException("the Dubbo codec decodes for a connection: use newDecoder(Connection)");
-    }
-
     @Override
     public FrameDecoder newDecoder(Connection connection) {
         return new DubboFrameDecoder(codec, payloadLimit, () -> channels.apply(connection));

@@ -1,7 +1,9 @@
 package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.FrameTooLargeException;
+import dev.sluice.transport.codec.DubboHeader;
 import dev.sluice.transport.codec.FrameDecoder;
+import dev.sluice.transport.codec.HeaderFramer;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.List;
@@ -19,20 +21,27 @@ import org.slf4j.LoggerFactory;
  * Decodes one connection's inbound bytes with Dubbo's own {@link Codec2} (the URL's {@code codec}, i.e.
  * {@code DubboCountCodec}), reading the cumulation buffer in place through a {@link ByteBufChannelBuffer} view.
  *
- * <p>It cuts frames itself from the 16-byte header and hands the codec one whole frame at a time, so that:
+ * <p>Frames are cut by the transport's {@link HeaderFramer} on {@link DubboHeader#LAYOUT} (the same framing as the
+ * standalone decoder), and the codec gets one whole frame at a time, so that:
  * <ul>
  *   <li>bytes of an incomplete frame are kept for the next read without calling the codec (nothing is decoded
  *       twice), and Dubbo's codec never returns a {@link MultiMessage} (one is unpacked anyway, should it);</li>
  *   <li>no frame above the {@code payload} limit is ever buffered: it is decided from the header and its body is
  *       skipped as it arrives. An oversized <em>response</em> becomes a {@code CLIENT_ERROR} (90) response with its
  *       id, as Dubbo's codec does, but without Dubbo's bug of then parsing the skipped body as telnet text
- *       (docs/dubbo-wire.md §1.2). An oversized two-way <em>request</em> becomes a broken request, which Dubbo's
+ *       (docs/wire-format.md §1.7). An oversized two-way <em>request</em> becomes a broken request, which Dubbo's
  *       {@code HeaderExchangeHandler} answers with {@code BAD_REQUEST} (40), the status a Dubbo provider's
  *       service-level check gives; the connection stays open either way.</li>
  * </ul>
- * Input that does not start with Dubbo's magic goes to the codec as a whole, which resynchronises on the next magic
- * as Dubbo does (telnet text on a server). A codec failure propagates: the transport drops the readable bytes and
- * closes the connection with that reason.
+ * A negative body length is reported the same way (a broken request or a {@code CLIENT_ERROR} response with the
+ * frame's id, saying "Invalid body length") and the frame taken as having no body, so the next frame still decodes;
+ * read as unsigned it would have skipped about 4 GiB, every later frame of the connection.
+ *
+ * <p>Input that does not start with Dubbo's magic is refused as soon as its first byte differs, with a
+ * {@link DubboCodecException} naming the bytes: the transport closes the connection with that reason, and every byte
+ * after it is discarded without output. It never reaches Dubbo's codec, whose telnet
+ * fallback copied every buffered byte on each read while waiting for a line end (quadratic work for trickled garbage,
+ * and no close). A codec failure on a frame propagates the same way.
  *
  * <p>Decoded messages hold no buffers: Dubbo's codec copies each body into its own byte array.
  *
@@ -41,20 +50,11 @@ import org.slf4j.LoggerFactory;
 final class DubboFrameDecoder implements FrameDecoder {
     private static final Logger log = LoggerFactory.getLogger(DubboFrameDecoder.class);
 
-    static final int HEADER_LENGTH = 16;
-    static final byte MAGIC_HIGH = (byte) 0xda;
-    static final byte MAGIC_LOW = (byte) 0xbb;
-    static final int FLAG_REQUEST = 0x80;
-    static final int FLAG_TWOWAY = 0x40;
-    static final int FLAG_EVENT = 0x20;
-    /** Largest body a frame can have when the payload check is disabled: the frame must fit one buffer. */
-    private static final long MAX_BODY = Integer.MAX_VALUE - HEADER_LENGTH;
-
     private final Codec2 codec;
     private final int payloadLimit;
     private final Supplier<? extends Channel> channel;
-    /** Body bytes of an oversized frame still to drop. */
-    private long skip;
+    /** Cuts frames, refuses a wrong magic and skips the bodies of frames refused from their header. */
+    private final HeaderFramer framer;
 
     /**
      * @param codec Dubbo's codec for the endpoint's URL
@@ -65,48 +65,45 @@ final class DubboFrameDecoder implements FrameDecoder {
         this.codec = codec;
         this.payloadLimit = payloadLimit;
         this.channel = channel;
+        this.framer = new HeaderFramer(DubboHeader.LAYOUT, payloadLimit, new Frames());
     }
 
     @Override
     public void decode(ByteBuf in, List<Object> out) {
-        while (in.isReadable()) {
-            if (skip > 0) {
-                int n = (int) Math.min(skip, in.readableBytes());
-                in.skipBytes(n);
-                skip -= n;
-                continue;
-            }
-            int start = in.readerIndex();
-            int readable = in.readableBytes();
-            if (in.getByte(start) != MAGIC_HIGH || (readable > 1 && in.getByte(start + 1) != MAGIC_LOW)) {
-                // Not a Dubbo frame: let Dubbo's codec deal with it (telnet text, or garbage before the next magic).
-                if (!decodeWithCodec(in, out)) {
-                    return;
-                }
-                continue;
-            }
-            if (readable < HEADER_LENGTH) {
-                return;
-            }
-            long bodyLength = in.getUnsignedInt(start + 12);
-            if (payloadLimit > 0 && bodyLength > payloadLimit) {
-                oversized(in, start, bodyLength, out);
-                continue;
-            }
-            if (bodyLength > MAX_BODY) {
-                throw new FrameTooLargeException(bodyLength, MAX_BODY, "Inbound Dubbo frame body");
-            }
-            int frameLength = HEADER_LENGTH + (int) bodyLength;
-            if (readable < frameLength) {
-                return;
-            }
+        framer.decode(in, out);
+    }
+
+    /** The adapter's side of {@link HeaderFramer}: Dubbo's codec decodes each whole frame. Event loop only. */
+    private final class Frames implements HeaderFramer.Frames {
+        @Override
+        public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {
+            int frameLength = DubboHeader.LENGTH + bodyLength;
             // The codec sees exactly one frame: a slice shares the bytes (no copy) and needs no release of its own.
             ByteBuf frame = in.slice(start, frameLength);
             if (!decodeWithCodec(frame, out)) {
                 throw new IllegalStateException("Dubbo codec asked for more input on a complete " + frameLength
                         + "-byte frame from " + channel.get());
             }
-            in.readerIndex(start + frameLength);
+        }
+
+        @Override
+        public void refused(ByteBuf in, int start, long declared, long limit, List<Object> out) {
+            if (declared < 0) {
+                rejected(in, start, declared, "Invalid body length " + declared + " in frame header", out);
+            } else if (payloadLimit <= 0) {
+                // No payload limit: only what one buffer can hold. Dubbo's codec would not cope either.
+                throw HeaderFramer.tooLarge(declared, limit, "Inbound Dubbo frame body");
+            } else {
+                boolean request = (in.getByte(start + 2) & DubboHeader.FLAG_REQUEST) != 0;
+                rejected(in, start, declared, new FrameTooLargeException(declared, payloadLimit,
+                        request ? "Request body" : "Response body").getMessage(), out);
+            }
+        }
+
+        @Override
+        public RuntimeException badMagic(String detail) {
+            // Dubbo would hand these bytes to its telnet codec, which copies all of them on every read.
+            return new DubboCodecException("Not a Dubbo frame from " + channel.get() + ": " + detail);
         }
     }
 
@@ -137,23 +134,24 @@ final class DubboFrameDecoder implements FrameDecoder {
         return true;
     }
 
-    private void oversized(ByteBuf in, int start, long bodyLength, List<Object> out) {
+    /**
+     * Reports a frame refused from its header (a broken two-way request, a {@code CLIENT_ERROR} response, nothing for
+     * one-way requests and events); the framer skips it.
+     */
+    private void rejected(ByteBuf in, int start, long bodyLength, String why, List<Object> out) {
         int flag = in.getByte(start + 2);
         long id = in.getLong(start + 4);
-        in.skipBytes(HEADER_LENGTH);
-        skip = bodyLength;
-        boolean request = (flag & FLAG_REQUEST) != 0;
-        boolean event = (flag & FLAG_EVENT) != 0;
-        String why = new FrameTooLargeException(bodyLength, payloadLimit, request ? "Request body" : "Response body")
-                .getMessage();
-        log.warn("Skipping inbound frame id={} from {}: {}", id, channel.get(), why);
+        boolean request = (flag & DubboHeader.FLAG_REQUEST) != 0;
+        boolean event = (flag & DubboHeader.FLAG_EVENT) != 0;
+        log.warn("Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength, channel.get(),
+                why);
         if (!request) {
             Response res = new Response(id);
             res.setEvent(event);
             res.setStatus(Response.CLIENT_ERROR);
             res.setErrorMessage(why);
             out.add(res);
-        } else if ((flag & FLAG_TWOWAY) != 0 && !event) {
+        } else if ((flag & DubboHeader.FLAG_TWO_WAY) != 0 && !event) {
             Request req = new Request(id);
             req.setVersion(Version.getProtocolVersion());
             req.setTwoWay(true);

@@ -26,10 +26,10 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *   <tr><td>{@code sluice.native}</td><td>{@code nio} | {@code epoll} | {@code io_uring} | {@code auto}; else the
  *       system property of the same name; else epoll when the system property {@code netty.epoll.enable=true}
  *       (Dubbo's switch); else NIO. An unavailable native transport falls back to NIO.</td></tr>
- *   <tr><td>{@code reconnect}, {@code sluice.reconnect}</td><td>client: whether the transport itself reconnects
- *       with backoff (100 ms doubling to 5 s) after losing its connection; on unless {@code reconnect=false}, and
- *       {@code sluice.reconnect} overrides. See {@link SluiceDubboClient} for how it cooperates with Dubbo's
- *       reconnect timer.</td></tr>
+ *   <tr><td>{@code sluice.reconnect}</td><td>client: whether the transport itself also redials with backoff (100 ms
+ *       doubling to 5 s) after losing its connection or failing its first connect; off by default, so that only
+ *       Dubbo's reconnect timer redials, as with Dubbo's own transports ({@code reconnect} is Dubbo's key for that
+ *       timer). See {@link SluiceDubboClient}.</td></tr>
  * </table>
  *
  * <p>Stateless; any thread.
@@ -57,11 +57,10 @@ final class DubboUrlOptions {
         if (heartbeat > 0) {
             b.readerIdle(Duration.ofMillis(heartbeat));
         }
-        boolean reconnect = !"false".equalsIgnoreCase(url.getParameter(Constants.RECONNECT_KEY));
+        // Dubbo's contract: a client redials only from its reconnect timer (Dubbo's own `reconnect` key governs that
+        // timer). Sluice's backoff redial, faster after a provider restart, is opt-in.
         String own = url.getParameter(RECONNECT_KEY);
-        if (own != null && !own.isBlank()) {
-            reconnect = Boolean.parseBoolean(own.trim());
-        }
+        boolean reconnect = own != null && Boolean.parseBoolean(own.trim());
         return b.reconnect(reconnect).build();
     }
 

@@ -1,7 +1,6 @@
 package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.Connection;
-import dev.sluice.transport.netty.NettyConnection;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -158,8 +157,7 @@ final class SluiceChannel extends AbstractChannel {
     }
 
     private boolean inEventLoop() {
-        return connection instanceof NettyConnection
-                && ((NettyConnection) connection).channel().eventLoop().inEventLoop();
+        return connection.inEventLoop();
     }
 
     /** Event loop: {@code message} reached the socket. */

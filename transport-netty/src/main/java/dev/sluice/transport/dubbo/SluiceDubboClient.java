@@ -2,7 +2,6 @@ package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.NettyClientTransport;
 import java.util.concurrent.CompletableFuture;
@@ -31,15 +30,16 @@ import org.slf4j.LoggerFactory;
  * transport's reader-idle timer fires and a heartbeat request goes out through the channel, as Dubbo's netty4
  * client does; so Dubbo starts no heartbeat timer.
  *
- * <p><b>Reconnect.</b> Two mechanisms, which cooperate instead of racing:
+ * <p><b>Reconnect.</b> Dubbo's contract by default, Sluice's faster redial on request:
  * <ul>
  *   <li>Dubbo's {@code ReconnectTimerTask} (unless {@code reconnect=false}) calls {@link #reconnect()} when the
- *       channel is down or silent for the idle timeout. It ticks at most every 60 s by default
- *       ({@code dubbo.application.least-reconnect-duration}), and until the channel is back the cluster keeps the
- *       provider in its invalid list.</li>
- *   <li>Sluice's transport reconnects by itself with backoff (100 ms doubling to 5 s) as soon as the connection is
- *       lost, so a restarted provider is usable again within about a second. On by default; off with
- *       {@code reconnect=false} or {@code sluice.reconnect=false}.</li>
+ *       channel is down or silent for the idle timeout. It ticks every max({@code least-reconnect-duration}, idle
+ *       timeout / 3), 60 s by default, and until the channel is back the cluster keeps the provider in its invalid
+ *       list. This is the only redial by default, as with Dubbo's netty4 client: during a provider outage no consumer
+ *       redials more often than its timer says.</li>
+ *   <li>With {@code sluice.reconnect=true}, Sluice's transport also redials by itself with backoff (100 ms doubling
+ *       to 5 s) as soon as the connection is lost or a first connect fails, so a restarted provider is usable again
+ *       within about a second.</li>
  * </ul>
  * There is no double reconnection: {@code NettyClientTransport.connect()} joins an attempt already under way and
  * cancels a scheduled one, and {@link #doConnect()} reuses a live transport connection instead of dialling again.
@@ -89,7 +89,7 @@ final class SluiceDubboClient extends AbstractClient {
         if (EventLoopCheck.inAny(loops.eventLoops().group())) {
             // Waiting here would stall the loop that has to complete the connect.
             throw new RemotingException(this, "Not connecting to " + getConnectAddress()
-                    + " from one of the client's event loops; the transport reconnects by itself");
+                    + " from one of the client's event loops; the reconnect timer will try again");
         }
         NettyClientTransport t = transport;
         CompletableFuture<Connection> attempt;
@@ -173,27 +173,20 @@ final class SluiceDubboClient extends AbstractClient {
         return true;
     }
 
-    /** Transport events of this client's connections; runs on the connection's event loop. */
-    private final class Handler implements TransportHandler {
-        @Override
-        public void connected(Connection connection) {
-            SluiceChannel ch = channel(connection);
-            latest = ch;
-            try {
-                SluiceDubboClient.this.connected(ch);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on connected for {}", ch, t);
-            }
+    /** Dubbo's handler chain on this client's connections; sends a heartbeat when nothing was read for a while. */
+    private final class Handler extends DubboEndpointHandler {
+        Handler() {
+            super(SluiceDubboClient.this);
         }
 
         @Override
-        public void received(Connection connection, Object message) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboClient.this.received(ch, message);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on received for {}", ch, t);
-            }
+        SluiceChannel channel(Connection connection) {
+            return SluiceDubboClient.this.channel(connection);
+        }
+
+        @Override
+        void opened(SluiceChannel ch) {
+            latest = ch;
         }
 
         @Override
@@ -211,26 +204,6 @@ final class SluiceDubboClient extends AbstractClient {
                 log.debug("Sent heartbeat to {}", ch);
             } catch (RemotingException e) {
                 log.debug("Could not send heartbeat to {}: {}", ch, e.getMessage());
-            }
-        }
-
-        @Override
-        public void caught(Connection connection, Throwable cause) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboClient.this.caught(ch, cause);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on caught for {}", ch, t);
-            }
-        }
-
-        @Override
-        public void disconnected(Connection connection, Throwable cause) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboClient.this.disconnected(ch);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on disconnected for {}", ch, t);
             }
         }
     }

@@ -2,7 +2,6 @@ package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.NettyServerTransport;
 import java.net.InetSocketAddress;
@@ -139,27 +138,25 @@ final class SluiceDubboServer extends AbstractServer {
         return true;
     }
 
-    /** Transport events of every accepted connection; runs on that connection's event loop. */
-    private final class Handler implements TransportHandler {
-        @Override
-        public void connected(Connection connection) {
-            SluiceChannel ch = channel(connection);
-            channels.put(NetUtils.toAddressString(ch.getRemoteAddress()), ch);
-            try {
-                SluiceDubboServer.this.connected(ch);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on connected for {}", ch, t);
-            }
+    /** Dubbo's handler chain on this server's connections, which it also tracks for {@link #getChannels()}. */
+    private final class Handler extends DubboEndpointHandler {
+        Handler() {
+            super(SluiceDubboServer.this);
         }
 
         @Override
-        public void received(Connection connection, Object message) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboServer.this.received(ch, message);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on received for {}", ch, t);
-            }
+        SluiceChannel channel(Connection connection) {
+            return SluiceDubboServer.this.channel(connection);
+        }
+
+        @Override
+        void opened(SluiceChannel ch) {
+            channels.put(NetUtils.toAddressString(ch.getRemoteAddress()), ch);
+        }
+
+        @Override
+        void closed(SluiceChannel ch) {
+            channels.remove(NetUtils.toAddressString(ch.getRemoteAddress()), ch);
         }
 
         @Override
@@ -168,27 +165,6 @@ final class SluiceDubboServer extends AbstractServer {
                 SluiceChannel ch = channel(connection);
                 log.info("Closing {}: nothing read or written for {} ms", ch, idleCloseMillis);
                 ch.close();
-            }
-        }
-
-        @Override
-        public void caught(Connection connection, Throwable cause) {
-            SluiceChannel ch = channel(connection);
-            try {
-                SluiceDubboServer.this.caught(ch, cause);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on caught for {}", ch, t);
-            }
-        }
-
-        @Override
-        public void disconnected(Connection connection, Throwable cause) {
-            SluiceChannel ch = channel(connection);
-            channels.remove(NetUtils.toAddressString(ch.getRemoteAddress()), ch);
-            try {
-                SluiceDubboServer.this.disconnected(ch);
-            } catch (Throwable t) {
-                log.warn("Dubbo handler failed on disconnected for {}", ch, t);
             }
         }
     }

@@ -34,6 +34,16 @@ final class ChannelSetup {
 
     static NettyConnection init(Channel ch, TransportOptions options, Codec codec, TransportHandler handler,
                                 SslContext ssl, String peerHost, int peerPort, Runnable onClosed) {
+        return init(ch, options, codec, handler, ssl, peerHost, peerPort, onClosed, 0, null);
+    }
+
+    /**
+     * @param frameTimeoutNanos most time a frame may take to arrive once its first byte is buffered; 0 disables
+     * @param onFrameTimeout run on the event loop when the connection is closed for a frame timeout
+     */
+    static NettyConnection init(Channel ch, TransportOptions options, Codec codec, TransportHandler handler,
+                                SslContext ssl, String peerHost, int peerPort, Runnable onClosed,
+                                long frameTimeoutNanos, Runnable onFrameTimeout) {
         NettyConnection connection = new NettyConnection(ch, codec.encoder(), options);
         ch.attr(NettyConnection.KEY).set(connection);
         ChannelPipeline p = ch.pipeline();
@@ -57,7 +67,8 @@ final class ChannelSetup {
         if (r > 0 || w > 0 || a > 0) {
             p.addLast("idle", new IdleStateHandler(r, w, a, TimeUnit.MILLISECONDS));
         }
-        p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder(connection)));
+        p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder(connection), frameTimeoutNanos,
+                onFrameTimeout));
         p.addLast("connection", new ConnectionHandler(connection, handler, onClosed));
         return connection;
     }

@@ -136,6 +136,16 @@ public final class NettyConnection implements Connection {
         return closeFuture;
     }
 
+    @Override
+    public boolean inEventLoop() {
+        return channel.eventLoop().inEventLoop();
+    }
+
+    @Override
+    public java.util.concurrent.Executor executor() {
+        return channel.eventLoop();
+    }
+
     public Channel channel() {
         return channel;
     }

@@ -12,6 +12,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,12 +26,20 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A listening Sluice server on Netty. Built with {@link #builder()}; binds the wildcard address by default (a
  * Dubbo consumer rewrites a loopback target to the machine's address). Thread-safe.
+ *
+ * <p><b>Limits</b> (all off unless set on the builder): a most number of open connections, in total and per remote
+ * IP address, enforced as each connection is accepted: one over a limit is closed at once, before any byte is read,
+ * and the refusal is counted ({@link #refusedConnections()}) and logged at WARN (at most once a second, with the
+ * number refused since). A frame timeout closes a connection whose frame has begun to arrive and is not complete in
+ * time ({@link #frameTimeouts()}; see {@link FrameDecoderAdapter}).
  */
 public final class NettyServerTransport implements ServerTransport {
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
@@ -38,13 +47,16 @@ public final class NettyServerTransport implements ServerTransport {
     private final EventLoops loops;
     private final Channel serverChannel;
     private final Collection<NettyConnection> connections;
+    private final ConnectionLimits limits;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
 
-    private NettyServerTransport(EventLoops loops, Channel serverChannel, Collection<NettyConnection> connections) {
+    private NettyServerTransport(EventLoops loops, Channel serverChannel, Collection<NettyConnection> connections,
+                                 ConnectionLimits limits) {
         this.loops = loops;
         this.serverChannel = serverChannel;
         this.connections = connections;
+        this.limits = limits;
     }
 
     public static Builder builder() {
@@ -64,6 +76,16 @@ public final class NettyServerTransport implements ServerTransport {
     /** The event loops this server runs on. */
     public EventLoops eventLoops() {
         return loops;
+    }
+
+    /** Connections closed on accept because a connection limit was reached, since the server started. */
+    public long refusedConnections() {
+        return limits.refused.get();
+    }
+
+    /** Connections closed because a frame did not arrive whole within the frame timeout, since the server started. */
+    public long frameTimeouts() {
+        return limits.frameTimeouts.get();
     }
 
     @Override
@@ -117,8 +139,39 @@ public final class NettyServerTransport implements ServerTransport {
         private TransportHandler handler;
         private EventLoops loops;
         private SslContext ssl;
+        private int maxConnections;
+        private int maxConnectionsPerAddress;
+        private Duration frameTimeout = Duration.ZERO;
 
         private Builder() {
+        }
+
+        /**
+         * Most connections open at once, in total and from one remote IP address; a connection over either is closed
+         * as it is accepted, with a logged reason. 0 means no limit (the default for both).
+         */
+        public Builder maxConnections(int total, int perAddress) {
+            if (total < 0 || perAddress < 0) {
+                throw new IllegalArgumentException("connection limits must be >= 0 (0 = no limit), got total " + total
+                        + ", per address " + perAddress);
+            }
+            this.maxConnections = total;
+            this.maxConnectionsPerAddress = perAddress;
+            return this;
+        }
+
+        /**
+         * Most time a frame may take to arrive once its first byte is buffered; a connection whose frame is still
+         * incomplete then is closed with a logged {@link dev.sluice.transport.FrameTimeoutException}. Zero (the
+         * default) disables it.
+         */
+        public Builder frameTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("frameTimeout must be >= 0 (0 disables), got " + timeout);
+            }
+            this.frameTimeout = timeout;
+            return this;
         }
 
         /** Binds the wildcard address on {@code port} (0 picks a free port). */
@@ -169,6 +222,8 @@ public final class NettyServerTransport implements ServerTransport {
             EventLoops el = loops != null ? loops
                     : EventLoops.create(opts.nativeTransport(), opts.ioThreads(), "sluice-server");
             Collection<NettyConnection> connections = ConcurrentHashMap.newKeySet();
+            ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress);
+            long frameTimeoutNanos = frameTimeout.toNanos();
             ServerBootstrap b = new ServerBootstrap()
                     .group(el.group())
                     .channel(el.serverChannelClass())
@@ -181,21 +236,108 @@ public final class NettyServerTransport implements ServerTransport {
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
+                            if (!limits.admit(ch)) {
+                                return;
+                            }
                             ChannelSetup.socketBuffers(ch, opts);
                             NettyConnection[] self = new NettyConnection[1];
                             self[0] = ChannelSetup.init(ch, opts, codec, handler, ssl, null, 0,
-                                    () -> connections.remove(self[0]));
+                                    () -> connections.remove(self[0]), frameTimeoutNanos,
+                                    limits.frameTimeouts::incrementAndGet);
                             connections.add(self[0]);
                         }
                     });
             try {
                 Channel server = b.bind(address).syncUninterruptibly().channel();
                 log.debug("Sluice server bound to {} on {}", server.localAddress(), el.kind());
-                return new NettyServerTransport(el, server, connections);
+                return new NettyServerTransport(el, server, connections, limits);
             } catch (Exception e) { // bind failures arrive as checked exceptions rethrown by Netty
                 el.release(Duration.ofSeconds(1));
                 throw new SluiceException("Could not bind " + address + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * Counts open connections, in total and per remote IP address, and refuses those over a limit. {@link #admit} runs
+     * on the accepted channel's event loop (several loops at once); the counts are released by the channel's close.
+     */
+    private static final class ConnectionLimits {
+        private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+        private final int maxTotal;
+        private final int maxPerAddress;
+        private final AtomicInteger total = new AtomicInteger();
+        private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+        final AtomicLong refused = new AtomicLong();
+        final AtomicLong frameTimeouts = new AtomicLong();
+        private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+        private final AtomicLong refusedSinceLog = new AtomicLong();
+
+        ConnectionLimits(int maxTotal, int maxPerAddress) {
+            this.maxTotal = maxTotal;
+            this.maxPerAddress = maxPerAddress;
+        }
+
+        /** Counts {@code ch} in, or closes it with a logged reason and returns false. */
+        boolean admit(Channel ch) {
+            if (maxTotal <= 0 && maxPerAddress <= 0) {
+                return true;
+            }
+            InetAddress address = ch.remoteAddress() instanceof InetSocketAddress
+                    ? ((InetSocketAddress) ch.remoteAddress()).getAddress() : null;
+            for (;;) { // reserve a place without ever counting above the limit, so no refusal is spurious
+                int open = total.get();
+                if (maxTotal > 0 && open >= maxTotal) {
+                    refuse(ch, "the server has " + maxTotal + " connections open, its limit");
+                    return false;
+                }
+                if (total.compareAndSet(open, open + 1)) {
+                    break;
+                }
+            }
+            if (maxPerAddress > 0 && address != null) {
+                boolean[] admitted = {false};
+                perAddress.compute(address, (k, n) -> {
+                    int count = n == null ? 0 : n;
+                    if (count >= maxPerAddress) {
+                        return n;
+                    }
+                    admitted[0] = true;
+                    return count + 1;
+                });
+                if (!admitted[0]) {
+                    total.decrementAndGet();
+                    refuse(ch, address.getHostAddress() + " has " + maxPerAddress
+                            + " connections open, the limit per address");
+                    return false;
+                }
+            }
+            ch.closeFuture().addListener(f -> release(address));
+            return true;
+        }
+
+        private void release(InetAddress address) {
+            total.decrementAndGet();
+            if (maxPerAddress > 0 && address != null) {
+                perAddress.computeIfPresent(address, (k, n) -> n <= 1 ? null : n - 1);
+            }
+        }
+
+        private void refuse(Channel ch, String why) {
+            refused.incrementAndGet();
+            long since = refusedSinceLog.incrementAndGet();
+            long now = System.nanoTime();
+            long last = lastLog.get();
+            if (now - last >= LOG_EVERY_NANOS && lastLog.compareAndSet(last, now)) {
+                refusedSinceLog.addAndGet(-since);
+                log.warn("Refused connection from {}: {} ({} connection(s) refused since the last report, {} in"
+                        + " total). Raise maxConnections if this load is expected.", ch.remoteAddress(), why, since,
+                        refused.get());
+            } else {
+                log.debug("Refused connection from {}: {}", ch.remoteAddress(), why);
+            }
+            ch.close();
         }
     }
 }

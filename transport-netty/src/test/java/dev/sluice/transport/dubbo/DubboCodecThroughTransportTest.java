@@ -72,7 +72,7 @@ class DubboCodecThroughTransportTest {
 
         assertEquals(1, connection.frames.size());
         ByteBuf frame = connection.frames.get(0);
-        // docs/dubbo-wire.md §4.1: DA BB F7 00 <id> 00 00 00 05 00 00 00 01 AF
+        // docs/wire-format.md §6.1: DA BB F7 00 <id> 00 00 00 05 00 00 00 01 AF
         assertEquals(21, frame.readableBytes());
         assertEquals((byte) 0xf7, frame.getByte(2));
         assertEquals(heartbeat.getId(), frame.getLong(4));
@@ -318,6 +318,16 @@ class DubboCodecThroughTransportTest {
         @Override
         public CompletableFuture<Void> closeFuture() {
             return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public boolean inEventLoop() {
+            return false; // a test thread, never an event loop
+        }
+
+        @Override
+        public java.util.concurrent.Executor executor() {
+            return Runnable::run;
         }
     }
 

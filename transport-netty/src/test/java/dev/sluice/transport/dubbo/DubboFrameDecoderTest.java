@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The decode loop around Dubbo's codec, with a stand-in codec that decodes a Dubbo header and returns the body as a
- * string (or a line of text for non-Dubbo input): kept bytes of incomplete frames, several frames per read, frames
+ * string (or, should non-Dubbo input ever reach it, a line of text): kept bytes of incomplete frames, several frames per read, frames
  * above the payload limit skipped without buffering, codec failures. Direct calls, no channel; the cumulation buffer
  * is one pooled buffer written to between calls.
  */
@@ -108,15 +108,46 @@ class DubboFrameDecoderTest {
     }
 
     @Test
-    void nonDubboInputGoesToTheCodecWholeAndWaitsForMore() {
-        in.writeBytes("ls -l".getBytes(StandardCharsets.US_ASCII));
-        decoder.decode(in, out);
-        assertEquals(0, out.size());
-        assertEquals(0, in.readerIndex(), "reader index restored on NEED_MORE_INPUT");
-        in.writeBytes("\n".getBytes(StandardCharsets.US_ASCII));
+    void nonDubboInputIsRefusedAtItsFirstByteWithoutReachingTheCodec() {
+        in.writeBytes("l".getBytes(StandardCharsets.US_ASCII)); // trickled garbage: one byte is enough to refuse
+        DubboCodecException e = assertThrows(DubboCodecException.class, () -> decoder.decode(in, out));
+        assertTrue(e.getMessage().contains("wrong magic") && e.getMessage().contains("0x6c"), e.getMessage());
+        assertEquals(0, in.readableBytes(), "the buffered bytes are dropped");
+        assertEquals(0, codec.calls.get(), "Dubbo's telnet fallback never sees the bytes");
+        // Whatever follows, even a valid frame, is discarded without output while the transport closes.
+        in.writeBytes("s -l\n".getBytes(StandardCharsets.US_ASCII));
         in.writeBytes(frame(0x80 | 0x40, 9, "after"));
         decoder.decode(in, out);
-        assertEquals(List.of("line:ls -l", "after"), out);
+        assertEquals(List.of(), out);
+        assertEquals(0, in.readableBytes());
+        assertEquals(0, codec.calls.get());
+    }
+
+    @Test
+    void wrongSecondMagicByteIsRefused() {
+        in.writeBytes(new byte[] {(byte) 0xda, 0x00});
+        DubboCodecException e = assertThrows(DubboCodecException.class, () -> decoder.decode(in, out));
+        assertTrue(e.getMessage().contains("0xda00"), e.getMessage());
+    }
+
+    @Test
+    void negativeBodyLengthIsReportedAndTheNextFrameStillDecodes() {
+        in.writeBytes(header(0x80 | 0x40 | 0x17, 77, -5));   // two-way request
+        in.writeBytes(header(0x17, 78, Integer.MIN_VALUE));  // response
+        in.writeBytes(header(0x80 | 0x17, 79, -1));          // one-way request: nobody to answer
+        in.writeBytes(frame(0x80 | 0x40, 80, "next"));
+        decoder.decode(in, out);
+        assertEquals(3, out.size(), String.valueOf(out));
+        Request broken = assertInstanceOf(Request.class, out.get(0));
+        assertEquals(77, broken.getId());
+        assertTrue(broken.isBroken() && broken.isTwoWay());
+        assertTrue(String.valueOf(broken.getData()).contains("Invalid body length -5"), String.valueOf(broken.getData()));
+        Response res = assertInstanceOf(Response.class, out.get(1));
+        assertEquals(78, res.getId());
+        assertEquals(Response.CLIENT_ERROR, res.getStatus());
+        assertTrue(res.getErrorMessage().contains("Invalid body length " + Integer.MIN_VALUE), res.getErrorMessage());
+        assertEquals("next", out.get(2));
+        assertEquals(0, in.readableBytes());
     }
 
     @Test
@@ -132,6 +163,11 @@ class DubboFrameDecoderTest {
         DubboCodecException e = assertThrows(DubboCodecException.class, () -> decoder.decode(in, out));
         assertInstanceOf(IOException.class, e.getCause());
         assertTrue(e.getMessage().contains("boom"), e.getMessage());
+    }
+
+    private static byte[] header(int flag, long id, int length) {
+        return java.nio.ByteBuffer.allocate(16).put((byte) 0xda).put((byte) 0xbb).put((byte) flag).put((byte) 0)
+                .putLong(id).putInt(length).array();
     }
 
     private static byte[] frame(int flag, long id, String body) {

@@ -30,7 +30,7 @@ class DubboUrlOptionsTest {
         TransportOptions client = DubboUrlOptions.client(url(""));
         assertEquals(Duration.ofMinutes(1), client.readerIdle(), "heartbeat after 60 s without reading");
         assertEquals(Duration.ZERO, client.allIdle());
-        assertTrue(client.reconnect());
+        assertFalse(client.reconnect(), "only Dubbo's reconnect timer redials unless sluice.reconnect=true");
     }
 
     @Test
@@ -48,6 +48,8 @@ class DubboUrlOptionsTest {
         assertFalse(client.reconnect());
         assertEquals(NativeTransport.IO_URING, client.nativeTransport());
         assertTrue(DubboUrlOptions.client(url("reconnect=false&sluice.reconnect=true")).reconnect());
+        assertTrue(DubboUrlOptions.client(url("sluice.reconnect=true")).reconnect());
+        assertFalse(DubboUrlOptions.client(url("reconnect=true")).reconnect(), "Dubbo's key is for Dubbo's timer");
         assertEquals(Duration.ZERO, DubboUrlOptions.client(url("heartbeat=0")).readerIdle());
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.transport.netty;
 
+import dev.sluice.transport.Connection;
 import dev.sluice.transport.codec.Codec;
 import dev.sluice.transport.codec.FrameDecoder;
 import dev.sluice.transport.codec.FrameEncoder;
@@ -30,7 +31,7 @@ final class TestFrames implements Codec {
     }
 
     @Override
-    public FrameDecoder newDecoder() {
+    public FrameDecoder newDecoder(Connection connection) {
         return new FrameDecoder() {
             @Override
             public void decode(ByteBuf in, List<Object> out) {

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The WriteQueue's contract (RELIABILITY.md section B), on a real event loop: one write and one flush per drained
+ * The WriteQueue's contract (docs/reliability.md B10–B16), on a real event loop: one write and one flush per drained
  * chunk, bounded chunks, per-producer order, per-message failures, batch-owned listeners, re-entrancy, close.
  */
 @Timeout(60)

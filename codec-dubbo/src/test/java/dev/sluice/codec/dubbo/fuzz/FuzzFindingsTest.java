@@ -14,6 +14,7 @@ import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.codec.dubbo.DubboTypeResolver;
+import dev.sluice.codec.dubbo.Vectors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -38,7 +39,7 @@ class FuzzFindingsTest {
      */
     @Test
     void aValueRunningPastItsItemIsABrokenRequestNotAReadOfTheNextBytes() {
-        byte[] frame = SeedCorpus.vector("getUser.request");
+        byte[] frame = Vectors.frame("getUser.request");
         int attachments = lastItemOffset(frame);
         int itemLength = ByteBuffer.wrap(frame).getInt(attachments);
         // Cut the map's last 6 bytes ("1000" and the end marker) out of the item and the frame; they follow it.

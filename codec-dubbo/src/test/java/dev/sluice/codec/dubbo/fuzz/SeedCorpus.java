@@ -9,6 +9,7 @@ import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.header;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.Vectors;
 import dev.sluice.codec.dubbo.model.Box;
 import dev.sluice.codec.dubbo.model.Color;
 import dev.sluice.codec.dubbo.model.TypesException;
@@ -40,8 +41,8 @@ import org.apache.dubbo.benchmark.bean.User;
 import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 
 /**
- * The seed corpora of the fuzz targets, generated from the golden frames captured from Dubbo 3.3.6
- * ({@code shared/vectors/*.hex}) and from {@code TypesService} calls encoded by our encoder. The generated files
+ * The seed corpora of the fuzz targets, generated from the golden frames captured from Dubbo 3.3.6 (read through
+ * {@link Vectors}) and from {@code TypesService} calls encoded by our encoder. The generated files
  * are committed under {@code src/test/resources/dev/sluice/codec/dubbo/fuzz/<Target>Inputs/<method>/}, where
  * Jazzer finds them (and replays them as regression tests without {@code JAZZER_FUZZ}); {@code SeedCorpusTest}
  * fails when they are out of date. Regenerate them (from the repository root) with
@@ -91,14 +92,17 @@ public final class SeedCorpus {
         List<byte[]> requests = new ArrayList<>();
         List<byte[]> responses = new ArrayList<>();
         for (String v : VECTORS) {
-            byte[] frame = vector(v);
+            byte[] frame = Vectors.frame(v);
             seeds.put("seed-vector-" + v, frame);
             (v.endsWith(".request") ? requests : responses).add(frame);
         }
+        for (String v : VECTORS) {
+            seeds.put("seed-hessian2-vector-" + v, Vectors.hessian2(v));
+        }
         seeds.put("seed-pipelined-requests", concat(requests.toArray(new byte[0][])));
         seeds.put("seed-pipelined-responses", concat(responses.toArray(new byte[0][])));
-        byte[] list = vector("listUser.response");
-        byte[] get = vector("getUser.request");
+        byte[] list = Vectors.frame("listUser.response");
+        byte[] get = Vectors.frame("getUser.request");
         seeds.put("seed-one-and-a-half", concat(get, Arrays.copyOf(list, list.length / 2)));
         seeds.put("seed-truncated-header", Arrays.copyOf(get, 9));
         seeds.put("seed-huge-length", concat(header(0xd7, 0, 77L, 0x7fffffff), Arrays.copyOfRange(get, 16, 80)));
@@ -109,7 +113,7 @@ public final class SeedCorpus {
         System.arraycopy(get, 16, atLimit, 0, get.length - 16);
         seeds.put("seed-body-at-limit", concat(header(0xd7, 0, 81L, LIMIT), atLimit));
         seeds.put("seed-declared-longer-than-items", concat(header(0xd7, 0, 82L, get.length - 16 + 40),
-                Arrays.copyOfRange(get, 16, get.length), new byte[40], vector("existUser.request")));
+                Arrays.copyOfRange(get, 16, get.length), new byte[40], Vectors.frame("existUser.request")));
         seeds.put("seed-wrong-magic", concat(new byte[] {0, 0}, get));
         seeds.put("seed-wrong-magic-low", concat(new byte[] {(byte) 0xda, 0x00}, Arrays.copyOfRange(get, 2, 40)));
         seeds.put("seed-hessian2-events", concat(header(0xe2, 0, 83L, 1), new byte[] {0x4e},
@@ -126,7 +130,8 @@ public final class SeedCorpus {
         Map<String, Integer> typeIndex = Map.of("getUser.response", 1, "listUser.response", 2,
                 "existUser.response", 3, "createUser.response", 3);
         for (String v : VECTORS) {
-            seeds.put("seed-vector-" + v, body(vector(v), typeIndex.getOrDefault(v, 0)));
+            seeds.put("seed-vector-" + v, body(Vectors.frame(v), typeIndex.getOrDefault(v, 0)));
+            seeds.put("seed-hessian2-vector-" + v, body(Vectors.hessian2(v), typeIndex.getOrDefault(v, 0)));
         }
         for (Map.Entry<String, byte[]> e : encodedFrames().entrySet()) {
             int type = e.getKey().contains("generics") ? 7 : e.getKey().contains("user") ? 1 : 0;
@@ -234,31 +239,6 @@ public final class SeedCorpus {
             }
         }
         throw new IllegalArgumentException(name);
-    }
-
-
-    /** A golden frame from {@code shared/vectors}, found by walking up from the working directory. */
-    static byte[] vector(String name) {
-        try {
-            return hex(Files.readString(vectorsDir().resolve(name + ".hex")));
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static Path vectorsDir() {
-        String override = System.getProperty("sluice.vectors");
-        if (override != null) {
-            return Paths.get(override);
-        }
-        for (Path p = Paths.get(System.getProperty("user.dir")).toAbsolutePath(); p != null; p = p.getParent()) {
-            Path candidate = p.resolve("shared").resolve("vectors");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("shared/vectors not found above " + System.getProperty("user.dir")
-                + "; set -Dsluice.vectors=<dir>");
     }
 
 }

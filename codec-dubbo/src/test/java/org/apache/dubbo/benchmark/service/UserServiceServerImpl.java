@@ -8,7 +8,7 @@ import java.util.List;
 import org.apache.dubbo.benchmark.bean.Page;
 import org.apache.dubbo.benchmark.bean.User;
 
-/** dubbo-benchmark's server implementation, with the same data (see dubbo-wire.md §7.1). */
+/** dubbo-benchmark's server implementation, with the same data (see docs/wire-format.md §9.1). */
 public class UserServiceServerImpl implements UserService {
     @Override
     public boolean existUser(String email) {

@@ -1,0 +1,362 @@
+package dev.sluice.codec.dubbo;
+
+import java.util.Arrays;
+
+/**
+ * Walks the hessian2 values of one Dubbo body before hessian-lite reads any of them, the way {@link JsonbBounds}
+ * guards fastjson2 (docs/wire-format.md §5). A hessian2 body is one stream of values with no length prefixes, so
+ * the walk also tells where each top-level value starts and ends, which lets a result value be cut out and parsed on
+ * the thread that waits for it.
+ *
+ * <p>What it refuses, with an {@link IllegalArgumentException} naming the offset and the limit:
+ * <ul>
+ *   <li>a declared length (string, binary, fixed list) larger than the bytes left in the body, so hessian-lite never
+ *       sizes an array or a string from a forged count;</li>
+ *   <li>nesting deeper than {@link #MAX_DEPTH} (lists, maps, objects inside each other);</li>
+ *   <li>a reference to a class definition, type or object that the stream has not defined yet;</li>
+ *   <li>truncated values, reserved codes, an end marker where a value belongs, malformed per-char UTF-8.</li>
+ * </ul>
+ * Class names are not judged here: the allowlist does that when hessian-lite asks for a deserializer.
+ *
+ * <p>One instance per body; not thread-safe (any single thread).
+ */
+final class Hessian2Bounds {
+    /** Deepest nesting of lists, maps and objects accepted; far beyond any real value, far below the stack limit. */
+    static final int MAX_DEPTH = 128;
+    /** Most class definitions one body may declare. */
+    static final int MAX_CLASS_DEFS = 4096;
+
+    private final byte[] b;
+    private final int end;
+    private int pos;
+    private int types;
+    private int refs;
+    private int classDefs;
+    private int[] fieldCounts = new int[8];
+
+    private Hessian2Bounds(byte[] b, int off, int end) {
+        if (off < 0 || end > b.length || off > end) {
+            throw new IllegalArgumentException("bad body range [" + off + ", " + end + ") of " + b.length);
+        }
+        this.b = b;
+        this.pos = off;
+        this.end = end;
+    }
+
+    /**
+     * Checks every value of {@code b[off, end)} and returns where each top-level value starts, followed by
+     * {@code end}: {@code starts[i]} to {@code starts[i + 1]} is value {@code i}.
+     */
+    static int[] values(byte[] b, int off, int end) {
+        Hessian2Bounds walk = new Hessian2Bounds(b, off, end);
+        int[] starts = new int[8];
+        int n = 0;
+        while (walk.pos < end) {
+            if (n + 1 >= starts.length) {
+                starts = Arrays.copyOf(starts, starts.length * 2);
+            }
+            starts[n++] = walk.pos;
+            walk.value(0);
+        }
+        starts[n] = end;
+        return Arrays.copyOf(starts, n + 1);
+    }
+
+    private void value(int depth) {
+        if (depth > MAX_DEPTH) {
+            throw new IllegalArgumentException("hessian2 value nested deeper than " + MAX_DEPTH + " levels at offset "
+                    + pos);
+        }
+        int at = pos;
+        int code = u8();
+        if (code <= 0x1f) {
+            chars(code);
+        } else if (code <= 0x2f) {
+            skip(code - 0x20);
+        } else if (code <= 0x33) {
+            chars(((code - 0x30) << 8) | u8());
+        } else if (code <= 0x37) {
+            skip(((code - 0x34) << 8) | u8());
+        } else if (code <= 0x3f) {
+            skip(2); // three-octet compact long
+        } else if (code <= 0x5f) {
+            tagged(code, depth, at);
+        } else if (code <= 0x6f) {
+            object(code - 0x60, depth, at);
+        } else if (code <= 0x77) {
+            type(at);
+            elements(code - 0x70, depth);
+        } else if (code <= 0x7f) {
+            elements(code - 0x78, depth);
+        } else if (code <= 0xbf) {
+            return; // one-octet compact int
+        } else if (code <= 0xcf) {
+            skip(1);
+        } else if (code <= 0xd7) {
+            skip(2);
+        } else if (code >= 0xf0) {
+            skip(1); // two-octet compact long; 0xd8 to 0xef are one-octet compact longs
+        }
+    }
+
+    /** The codes 0x40 to 0x5f: one letter each. */
+    private void tagged(int code, int depth, int at) {
+        switch (code) {
+            case 'N', 'T', 'F', 0x5b, 0x5c -> {
+                // null, true, false, double 0.0 and 1.0
+            }
+            case 0x5d -> skip(1);
+            case 0x5e -> skip(2);
+            case 'I', 'Y', 'K', 0x5f -> skip(4);
+            case 'L', 'D', 'J' -> skip(8);
+            case 'S', 'R' -> {
+                pos = at;
+                string(at);
+            }
+            case 'B', 'A' -> {
+                pos = at;
+                binary(at);
+            }
+            case 'C' -> {
+                classDefinition(at);
+                value(depth); // a definition is followed by the value that uses it
+            }
+            case 'O' -> object(index(at, "object definition index"), depth, at);
+            case 'H' -> map(depth);
+            case 'M' -> {
+                type(at);
+                map(depth);
+            }
+            case 'U' -> {
+                type(at);
+                variableList(depth);
+            }
+            case 'V' -> {
+                type(at);
+                elements(count(at, "list length"), depth);
+            }
+            case 'W' -> variableList(depth);
+            case 'X' -> elements(count(at, "list length"), depth);
+            case 'Q' -> {
+                int ref = index(at, "reference");
+                if (ref >= refs) {
+                    throw new IllegalArgumentException("hessian2 reference " + ref + " at offset " + at
+                            + " points past the " + refs + " lists, maps and objects read so far");
+                }
+            }
+            case 'Z' -> throw new IllegalArgumentException("hessian2 end marker 'Z' at offset " + at
+                    + " where a value was expected");
+            default -> throw new IllegalArgumentException("reserved hessian2 code 0x" + Integer.toHexString(code)
+                    + " at offset " + at);
+        }
+    }
+
+    private void classDefinition(int at) {
+        int nameAt = pos;
+        if (!isStringStart(peek())) {
+            throw new IllegalArgumentException("hessian2 class definition at offset " + at
+                    + " does not start with a type name");
+        }
+        string(nameAt);
+        int fields = count(at, "field count");
+        for (int i = 0; i < fields; i++) {
+            int fieldAt = pos;
+            if (!isStringStart(peek())) {
+                throw new IllegalArgumentException("hessian2 class definition at offset " + at + ": field " + i
+                        + " is not a string");
+            }
+            string(fieldAt);
+        }
+        if (classDefs == MAX_CLASS_DEFS) {
+            throw new IllegalArgumentException("more than " + MAX_CLASS_DEFS + " hessian2 class definitions in one body");
+        }
+        if (classDefs == fieldCounts.length) {
+            fieldCounts = Arrays.copyOf(fieldCounts, classDefs * 2);
+        }
+        fieldCounts[classDefs++] = fields;
+    }
+
+    private void object(int definition, int depth, int at) {
+        if (definition >= classDefs) {
+            throw new IllegalArgumentException("hessian2 object at offset " + at + " uses class definition "
+                    + definition + " of " + classDefs + " defined so far");
+        }
+        refs++;
+        int fields = fieldCounts[definition];
+        for (int i = 0; i < fields; i++) {
+            value(depth + 1);
+        }
+    }
+
+    private void map(int depth) {
+        refs++;
+        while (peek() != 'Z') {
+            value(depth + 1);
+            value(depth + 1);
+        }
+        pos++;
+    }
+
+    private void variableList(int depth) {
+        refs++;
+        while (peek() != 'Z') {
+            value(depth + 1);
+        }
+        pos++;
+    }
+
+    private void elements(int n, int depth) {
+        refs++;
+        for (int i = 0; i < n; i++) {
+            value(depth + 1);
+        }
+    }
+
+    /** A type: a string (a new type) or an int (a reference to an earlier one). */
+    private void type(int at) {
+        int typeAt = pos;
+        if (isStringStart(peek())) {
+            string(typeAt);
+            types++;
+            return;
+        }
+        int ref = index(at, "type reference");
+        if (ref >= types) {
+            throw new IllegalArgumentException("hessian2 type reference " + ref + " at offset " + at + " of "
+                    + types + " types defined so far");
+        }
+    }
+
+    /** A non-negative int that counts something, no larger than the bytes left (each counted thing takes one). */
+    private int count(int at, String what) {
+        long v = integer(at, what);
+        if (v < 0 || v > end - pos) {
+            throw new IllegalArgumentException("hessian2 " + what + " " + v + " at offset " + at + " exceeds the "
+                    + (end - pos) + " bytes left in the body");
+        }
+        return (int) v;
+    }
+
+    /**
+     * A non-negative int that points back at something already read (a type, a class definition, an object). Not
+     * bounded by the bytes left: a reference may be the last thing in a body, or in a value cut out of one; the
+     * caller checks it against what has been defined.
+     */
+    private int index(int at, String what) {
+        long v = integer(at, what);
+        if (v < 0) {
+            throw new IllegalArgumentException("hessian2 " + what + " " + v + " at offset " + at + " is negative");
+        }
+        return (int) v;
+    }
+
+    private long integer(int at, String what) {
+        int code = u8();
+        long v;
+        if (code >= 0x80 && code <= 0xbf) {
+            v = code - 0x90;
+        } else if (code >= 0xc0 && code <= 0xcf) {
+            v = ((code - 0xc8) << 8) | u8();
+        } else if (code >= 0xd0 && code <= 0xd7) {
+            v = ((code - 0xd4) << 16) | (u8() << 8) | u8();
+        } else if (code == 'I') {
+            need(4);
+            v = ((b[pos] & 0xff) << 24) | ((b[pos + 1] & 0xff) << 16) | ((b[pos + 2] & 0xff) << 8) | (b[pos + 3] & 0xff);
+            pos += 4;
+        } else {
+            throw new IllegalArgumentException("hessian2 " + what + " at offset " + at + " is not an int (code 0x"
+                    + Integer.toHexString(code) + ")");
+        }
+        return v;
+    }
+
+    private static boolean isStringStart(int code) {
+        return code <= 0x1f || (code >= 0x30 && code <= 0x33) || code == 'S' || code == 'R';
+    }
+
+    /** A string value starting at {@code at}, chunked or not. */
+    private void string(int at) {
+        chunks(at, true);
+    }
+
+    private void binary(int at) {
+        chunks(at, false);
+    }
+
+    /**
+     * A string or binary value: compact (one length byte), short (two) or a run of 16-bit-length chunks ending with
+     * a final one. The binary codes are the string codes shifted: direct +0x20, short +0x04, chunks 'A'/'B' for
+     * 'R'/'S'. String lengths count chars, binary lengths bytes.
+     */
+    private void chunks(int at, boolean text) {
+        int direct = text ? 0x00 : 0x20;
+        int shortCode = text ? 0x30 : 0x34;
+        int finalChunk = text ? 'S' : 'B';
+        int moreChunk = text ? 'R' : 'A';
+        for (;;) {
+            int code = u8();
+            int length;
+            boolean last = true;
+            if (code >= direct && code <= direct + 0x1f && (text || code <= direct + 0x0f)) {
+                length = code - direct;
+            } else if (code >= shortCode && code <= shortCode + 3) {
+                length = ((code - shortCode) << 8) | u8();
+            } else if (code == finalChunk || code == moreChunk) {
+                length = (u8() << 8) | u8();
+                last = code == finalChunk;
+            } else {
+                throw new IllegalArgumentException("hessian2 " + (text ? "string" : "binary") + " chunk expected at"
+                        + " offset " + (pos - 1) + " (value at " + at + "), got code 0x" + Integer.toHexString(code));
+            }
+            if (text) {
+                chars(length);
+            } else {
+                skip(length);
+            }
+            if (last) {
+                return;
+            }
+        }
+    }
+
+    /** {@code n} chars of hessian's per-char UTF-8: one to three bytes each. */
+    private void chars(int n) {
+        need(n);
+        for (int i = 0; i < n; i++) {
+            int c = u8();
+            if (c < 0x80) {
+                continue;
+            }
+            if ((c & 0xe0) == 0xc0) {
+                skip(1);
+            } else if ((c & 0xf0) == 0xe0) {
+                skip(2);
+            } else {
+                throw new IllegalArgumentException("bad hessian2 UTF-8 lead byte 0x" + Integer.toHexString(c)
+                        + " at offset " + (pos - 1));
+            }
+        }
+    }
+
+    private int peek() {
+        need(1);
+        return b[pos] & 0xff;
+    }
+
+    private int u8() {
+        need(1);
+        return b[pos++] & 0xff;
+    }
+
+    private void skip(int n) {
+        need(n);
+        pos += n;
+    }
+
+    private void need(int n) {
+        if (n > end - pos) {
+            throw new IllegalArgumentException("hessian2 body truncated: " + n + " more bytes needed at offset " + pos
+                    + ", " + (end - pos) + " left");
+        }
+    }
+}

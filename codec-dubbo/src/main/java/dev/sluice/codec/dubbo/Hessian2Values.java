@@ -1,0 +1,173 @@
+package dev.sluice.codec.dubbo;
+
+import com.alibaba.com.caucho.hessian.io.Deserializer;
+import com.alibaba.com.caucho.hessian.io.Hessian2Input;
+import com.alibaba.com.caucho.hessian.io.Hessian2Output;
+import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
+import com.alibaba.com.caucho.hessian.io.SerializerFactory;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Type;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Hessian2 values (serialization id 2, Dubbo 3.3's default) read and written with Dubbo's own library, hessian-lite,
+ * so the bytes are the ones a Dubbo peer writes and reads (docs/wire-format.md §5).
+ *
+ * <p><b>Strict reading.</b> Every body is first walked by {@link Hessian2Bounds} (declared lengths, nesting,
+ * references), then read through a {@link SerializerFactory} that asks the {@link ClassAllowlist} before it looks up
+ * any class a peer names: a refused name throws {@link ClassNotAllowedException} out of the read, before anything is
+ * loaded or initialised. hessian-lite's own {@code java.time} and {@code Locale} handle classes are accepted where the
+ * values they stand for are. A name the allowlist reads as a substitute (fastjson2's {@code JSONObject} and
+ * {@code JSONArray}, which a Dubbo provider may hold and write back) is read as that JDK map or list, and never looked
+ * up.
+ *
+ * <p><b>Threads.</b> Thread-safe: reads may run on an event loop or on the thread that waits for a result; each read
+ * uses its own {@link Hessian2Input}. Writes run on the sending thread, with that thread's reusable
+ * {@link Hessian2Output}.
+ */
+final class Hessian2Values {
+    private static final String HANDLES = "com.alibaba.com.caucho.hessian.io.java8.";
+    private static final String LOCALE_HANDLE = "com.alibaba.com.caucho.hessian.io.LocaleHandle";
+    /** The writer's own factory: writing names no class from the wire, so it needs no allowlist. */
+    private static final SerializerFactory WRITE_FACTORY = new SerializerFactory();
+    private static final ThreadLocal<Hessian2Output> OUTPUT = ThreadLocal.withInitial(() -> {
+        Hessian2Output out = new Hessian2Output(null);
+        out.setSerializerFactory(WRITE_FACTORY);
+        return out;
+    });
+
+    private final SerializerFactory readFactory;
+
+    Hessian2Values(ClassAllowlist allowlist) {
+        this.readFactory = new AllowlistFactory(allowlist);
+    }
+
+    /** A reader of {@code b[off, end)}, which {@link Hessian2Bounds} has already walked. */
+    Hessian2Input input(byte[] b, int off, int end) {
+        Hessian2Input in = new Hessian2Input(new ByteArrayInputStream(b, off, end - off));
+        in.setSerializerFactory(readFactory);
+        return in;
+    }
+
+    /** Reads the next value of {@code in} as {@code type} and checks that it is one. */
+    static Object read(Hessian2Input in, Type type) {
+        Class<?> raw = ValueTypes.rawClass(type);
+        try {
+            Object v;
+            // As Dubbo's Hessian2ObjectInput: the raw class only. hessian2 values carry their own class names, and
+            // hessian-lite's element-type variant failed on a List<Item> of our type suite (StandaloneHessian2Test).
+            if (raw == null || raw == Object.class) {
+                v = in.readObject();
+            } else {
+                v = in.readObject(raw);
+            }
+            return ValueTypes.checked(v, type);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("unreadable hessian2 value: " + e.getMessage(), e);
+        } catch (StackOverflowError e) {
+            throw new IllegalArgumentException("a hessian2 value is nested too deeply to read");
+        }
+    }
+
+    /** Reads one whole value, {@code b[off, end)}, as {@code type}: the parse of a deferred result. */
+    Object readValue(byte[] b, int off, int end, Type type) {
+        Hessian2Bounds.values(b, off, end);
+        return read(input(b, off, end), type);
+    }
+
+    /** Reads a map of attachments: Dubbo writes them as an untyped hessian2 map. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> readAttachments(Hessian2Input in) {
+        Object v = read(in, Map.class);
+        if (v == null) {
+            return new HashMap<>();
+        }
+        return (Map<String, Object>) v;
+    }
+
+    /**
+     * Writes values into {@code out} as one hessian2 stream (class definitions are shared between them, as in a
+     * Dubbo body). Runs on the sending thread.
+     *
+     * @throws IllegalArgumentException when hessian-lite cannot write a value (e.g. not {@code Serializable})
+     */
+    static void write(ByteBuf out, Object... values) {
+        Hessian2Output h = OUTPUT.get();
+        h.init(new ByteBufOutputStream(out));
+        try {
+            for (Object v : values) {
+                h.writeObject(v);
+            }
+            h.flushBuffer();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("hessian2 cannot write the value: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("hessian2 cannot write the value: " + e, e);
+        } finally {
+            h.init(null); // drop the buffer and the references of this frame
+        }
+    }
+
+    /** A result flag, as Dubbo writes it ({@code writeByte} is a hessian2 int). */
+    static void writeInt(ByteBuf out, int v) {
+        Hessian2Output h = OUTPUT.get();
+        h.init(new ByteBufOutputStream(out));
+        try {
+            h.writeInt(v);
+            h.flushBuffer();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteBuf does not fail
+        } finally {
+            h.init(null);
+        }
+    }
+
+    /** Resolves type names through the allowlist before hessian-lite looks anything up. */
+    private static final class AllowlistFactory extends SerializerFactory {
+        private final ClassAllowlist allowlist;
+
+        AllowlistFactory(ClassAllowlist allowlist) {
+            super(AllowlistFactory.class.getClassLoader());
+            this.allowlist = allowlist;
+        }
+
+        @Override
+        public Deserializer getDeserializer(String type) throws HessianProtocolException {
+            // hessian's own names ("int", "string", "[object", …) carry no dot; arrays come back here per component.
+            if (type != null && type.indexOf('.') >= 0 && type.charAt(0) != '[' && !isHandle(type)) {
+                Class<?> c = allowlist.resolveAllowed(type);
+                if (c == null) {
+                    throw new ClassNotAllowedException(type);
+                }
+                if (!c.getName().equals(type)) {
+                    // A name read as another class (fastjson2's JSONObject as a LinkedHashMap, …): build that one,
+                    // never look up the name.
+                    return getDeserializer(c);
+                }
+            }
+            return super.getDeserializer(type);
+        }
+
+        @Override
+        public Class<?> loadSerializedClass(String className) throws ClassNotFoundException {
+            if (!allowed(className)) {
+                // Reached only for names without a dot (the default package): refuse without loading.
+                throw new ClassNotFoundException("refused by the deserialization allowlist: " + className);
+            }
+            return super.loadSerializedClass(className);
+        }
+
+        private boolean allowed(String name) {
+            return isHandle(name) || allowlist.isAllowed(name);
+        }
+
+        private static boolean isHandle(String name) {
+            return name.startsWith(HANDLES) && name.endsWith("Handle") || name.equals(LOCALE_HANDLE);
+        }
+    }
+}

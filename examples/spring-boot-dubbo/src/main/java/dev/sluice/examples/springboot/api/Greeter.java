@@ -1,0 +1,6 @@
+package dev.sluice.examples.springboot.api;
+
+/** The service both applications share: a plain Java interface, nothing Sluice-specific. */
+public interface Greeter {
+    Greeting greet(String name);
+}

@@ -1,0 +1,53 @@
+package dev.sluice.it.conformance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The client-side TCP sockets of this network namespace, read from {@code /proc/net/tcp} and {@code tcp6}: lets a
+ * scenario tell "the same connection is still up" from "it was dropped and re-established", whatever RPC library
+ * owns the socket. Inside the harness's private namespace only the scenario's own sockets are listed.
+ *
+ * <p>Stateless; any thread. Linux only.
+ */
+final class TcpConnections {
+    private static final String ESTABLISHED = "01";
+
+    private TcpConnections() {
+    }
+
+    /** Local ports of the ESTABLISHED sockets whose remote port is {@code serverPort} (the clients' ends). */
+    static Set<Integer> clientPorts(int serverPort) {
+        Set<Integer> ports = new TreeSet<>();
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            Path path = Paths.get(table);
+            if (!Files.isReadable(path)) {
+                continue;
+            }
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(path);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            // "  sl  local_address rem_address   st ..." then rows like "0: 0A000001:9C40 0A000001:1F90 01 ..."
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 3 && ESTABLISHED.equals(f[3]) && port(f[2]) == serverPort) {
+                    ports.add(port(f[1]));
+                }
+            }
+        }
+        return ports;
+    }
+
+    private static int port(String hexAddressAndPort) {
+        return Integer.parseInt(hexAddressAndPort.substring(hexAddressAndPort.lastIndexOf(':') + 1), 16);
+    }
+}

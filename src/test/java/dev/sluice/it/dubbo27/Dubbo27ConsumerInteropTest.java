@@ -1,0 +1,182 @@
+package dev.sluice.it.dubbo27;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.sluice.it.harness.ChildResult;
+import dev.sluice.it.harness.IsolatedJvm;
+import dev.sluice.it.harness.Scenario;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 9, item 3: a real Dubbo 2.7.23 consumer, left at its defaults (so hessian2), calls a {@code SluiceServer}.
+ * Every value kind of the type suite ({@code TypesChecks}), attachments both ways, versions and groups, large payloads,
+ * one-way, {@code $echo}, dubbo-benchmark's UserService, and the readonly event of a graceful close.
+ *
+ * <p>Two JVMs in one private network namespace: {@link Dubbo27HostScenario} (test classpath: Sluice, Netty 4.2) runs
+ * the servers and starts {@link Dubbo27ConsumerScenario} on Dubbo 2.7.23's own runtime classpath (Netty 4.1; module
+ * {@code dubbo27-classpath} copies it to its {@code target/lib}, system property {@value #LIB_PROPERTY}) plus only
+ * the test classes the consumer needs, copied here into {@code target/dubbo27-consumer-classes}, and the JUnit
+ * assertion jars {@code TypesChecks} uses. The consumer checks that it runs Dubbo 2.7.23 on Netty 4.1 with neither
+ * Sluice nor Dubbo 3 classes loadable.
+ *
+ * <p>Checks that cannot pass on Dubbo 2.7 for a reason outside Sluice are declared, with the reason, in
+ * {@link Dubbo27Checks#NOT_ON_DUBBO_27}; this test prints them.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class Dubbo27ConsumerInteropTest {
+    static final String LIB_PROPERTY = "sluice.dubbo27.lib";
+
+    /** Test classes the consumer JVM loads: a class, its nested and anonymous classes. */
+    private static final List<String> CONSUMER_CLASSES = List.of(
+            "dev/sluice/it/dubbo27/Dubbo27ConsumerScenario",
+            "dev/sluice/it/dubbo27/Dubbo27Checks",
+            "dev/sluice/it/harness/Scenario",
+            "dev/sluice/testing/LeakGate",
+            "dev/sluice/it/rpc/model/TypesService",
+            "dev/sluice/it/rpc/model/TypesChecks",
+            "dev/sluice/it/rpc/model/Item",
+            "dev/sluice/it/rpc/model/Box",
+            "dev/sluice/it/rpc/model/Color",
+            "dev/sluice/it/rpc/model/InsufficientFundsException",
+            "org/apache/dubbo/benchmark/service/UserService",
+            "org/apache/dubbo/benchmark/service/UserServiceServerImpl",
+            "org/apache/dubbo/benchmark/bean/User",
+            "org/apache/dubbo/benchmark/bean/Page");
+    /** Jars of the test classpath the consumer needs: JUnit's assertions, for TypesChecks. */
+    private static final List<String> CONSUMER_JARS = List.of("junit-jupiter-api-", "opentest4j-", "apiguardian-api-");
+
+    @Test
+    void dubbo27ConsumerCallsSluiceServer() throws Exception {
+        ChildResult result = IsolatedJvm.of(Dubbo27HostScenario.class)
+                .name("interop-dubbo27-consumer")
+                .args(consumerClasspath())
+                .timeout(Duration.ofSeconds(100))
+                .run();
+        System.out.println("Dubbo 2.7.23 consumer -> SluiceServer: " + result);
+        Dubbo27Checks.NOT_ON_DUBBO_27.forEach((check, reason) ->
+                System.out.println("not checked on Dubbo 2.7 (declared): " + check + ": " + reason));
+
+        List<String> required = new ArrayList<>(Dubbo27Checks.ALL);
+        required.add(Scenario.LEAK_GATE);
+        result.assertPassed(required.toArray(new String[0]));
+        assertEquals("2.7.23", result.metric(Dubbo27Checks.CONSUMER + Dubbo27Checks.START, "dubbo"));
+        for (String check : Dubbo27Checks.NOT_ON_DUBBO_27.keySet()) {
+            assertEquals("declared", result.metric(Dubbo27Checks.CONSUMER + check, "skipped"), check);
+        }
+    }
+
+    /** Dubbo 2.7.23's jars, then a directory holding only {@link #CONSUMER_CLASSES}, then {@link #CONSUMER_JARS}. */
+    private static String consumerClasspath() throws IOException {
+        String lib = System.getProperty(LIB_PROPERTY);
+        Path libDir = lib == null ? null : Paths.get(lib);
+        if (libDir == null || !Files.isRegularFile(libDir.resolve("dubbo-2.7.23.jar"))) {
+            throw new IllegalStateException("Dubbo 2.7.23's classpath is not at " + LIB_PROPERTY + "=" + lib
+                    + ": build module dubbo27-classpath first (the full build does; or add -am, e.g. mvn -B -pl "
+                    + "integration-tests -am verify -Dtest=Dubbo27ConsumerInteropTest)");
+        }
+        List<String> entries = new ArrayList<>();
+        try (Stream<Path> jars = Files.list(libDir)) {
+            jars.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(p -> entries.add(p.toString()));
+        }
+
+        Path classes = Paths.get(System.getProperty("basedir", System.getProperty("user.dir")), "target",
+                "dubbo27-consumer-classes");
+        deleteTree(classes);
+        List<String> testClasspath = List.of(testClassPath().split(File.pathSeparator));
+        List<String> copied = new ArrayList<>();
+        for (String entry : testClasspath) {
+            Path source = Paths.get(entry);
+            if (Files.isDirectory(source)) {
+                try (Stream<Path> files = Files.walk(source)) {
+                    for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
+                        String name = source.relativize(file).toString().replace(File.separatorChar, '/');
+                        if (wanted(name)) {
+                            copy(Files.newInputStream(file), classes.resolve(name));
+                            copied.add(name);
+                        }
+                    }
+                }
+            } else if (entry.endsWith(".jar") && Files.isRegularFile(source)) {
+                try (ZipFile zip = new ZipFile(source.toFile())) {
+                    for (ZipEntry e : zip.stream().collect(Collectors.toList())) {
+                        if (!e.isDirectory() && wanted(e.getName())) {
+                            copy(zip.getInputStream(e), classes.resolve(e.getName()));
+                            copied.add(e.getName());
+                        }
+                    }
+                }
+            }
+        }
+        for (String wanted : CONSUMER_CLASSES) {
+            if (!copied.contains(wanted + ".class")) {
+                throw new IllegalStateException(wanted + ".class is not on the test classpath " + testClasspath);
+            }
+        }
+        entries.add(classes.toString());
+        for (String prefix : CONSUMER_JARS) {
+            String jar = testClasspath.stream()
+                    .filter(e -> Paths.get(e).getFileName().toString().startsWith(prefix) && e.endsWith(".jar"))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException(prefix + "*.jar is not on the test classpath"));
+            entries.add(jar);
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    private static boolean wanted(String name) {
+        if (!name.endsWith(".class")) {
+            return false;
+        }
+        String base = name.substring(0, name.length() - ".class".length());
+        for (String c : CONSUMER_CLASSES) {
+            if (base.equals(c) || base.startsWith(c + "$")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Copies unless an earlier classpath entry already provided {@code target} (the one the JVM would load). */
+    private static void copy(InputStream in, Path target) throws IOException {
+        try (InputStream source = in) {
+            if (Files.exists(target)) {
+                return;
+            }
+            Files.createDirectories(target.getParent());
+            Files.copy(source, target);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /** Surefire may start the test JVM from a manifest-only jar; the real classpath is then in this property. */
+    private static String testClassPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
+    }
+}
