@@ -1,20 +1,33 @@
 package dev.sluice.rpc;
 
+import dev.sluice.transport.SendState;
+
 /**
- * A call did not complete within its timeout. {@link #wasSent()} tells the two cases apart: "not sent" (the
- * request never left this process: still queued, so the service was certainly not invoked and retrying is safe)
- * and "no response" (the request was written; the service may or may not have run).
+ * A call did not complete within its timeout. {@link #sendState()} tells the three cases apart:
+ * {@link SendState#NOT_SENT} (the request was still queued and has been withdrawn: it is never written, the service
+ * was certainly not invoked, retrying is safe), {@link SendState#SENT} (written; no response arrived) and
+ * {@link SendState#UNKNOWN} (it was being written when the time ran out: the provider may have received it).
  */
 public class RpcTimeoutException extends RpcException {
     private static final long serialVersionUID = 1L;
-    private final boolean sent;
+    private final SendState sendState;
 
-    public RpcTimeoutException(String message, boolean sent) {
-        super(sent ? 31 : 30, message, !sent, null);
-        this.sent = sent;
+    public RpcTimeoutException(String message, SendState sendState) {
+        super(sendState == SendState.SENT ? 31 : 30, message, sendState == SendState.NOT_SENT, null);
+        this.sendState = java.util.Objects.requireNonNull(sendState, "sendState");
     }
 
+    public RpcTimeoutException(String message, boolean sent) {
+        this(message, sent ? SendState.SENT : SendState.NOT_SENT);
+    }
+
+    /** False only when the provider cannot have seen the request ({@link SendState#NOT_SENT}). */
     public boolean wasSent() {
-        return sent;
+        return sendState != SendState.NOT_SENT;
+    }
+
+    /** What the provider can have seen of the request. */
+    public SendState sendState() {
+        return sendState;
     }
 }

@@ -10,6 +10,7 @@ import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.SendState;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
@@ -148,9 +149,10 @@ public final class SluiceClient implements AutoCloseable {
         for (PendingCall call : pending.values()) {
             if (connection == null || call.connection == connection) {
                 if (pending.remove(call.id, call)) {
+                    SendState state = call.settle();
                     call.fail(new ConnectionClosedException("Connection to " + transport.remoteAddress()
-                            + " closed before " + call.meta.description + " was answered ("
-                            + (call.sent ? "request sent, no response" : "not sent") + ")", call.sent, cause));
+                            + " closed before " + call.meta.description + " was answered (" + describe(state) + ")",
+                            state, cause));
                 }
             }
         }
@@ -240,14 +242,35 @@ public final class SluiceClient implements AutoCloseable {
                 + text, retryable, cause);
     }
 
+    /** Settles what the provider can have seen of a timed-out call; a call still queued is withdrawn first. */
     private RpcTimeoutException timeoutException(PendingCall call) {
-        return call.sent
-                ? new RpcTimeoutException("No response: " + call.meta.description + " was sent to "
+        SendState state = call.settle();
+        switch (state) {
+            case NOT_SENT:
+                return new RpcTimeoutException("Not sent: " + call.meta.description + " was still queued for "
+                        + transport.remoteAddress() + " after " + call.meta.timeoutMillis + " ms (connection slow or"
+                        + " not writable) and has been withdrawn: it is never written, the provider never saw it",
+                        state);
+            case SENT:
+                return new RpcTimeoutException("No response: " + call.meta.description + " was sent to "
                         + transport.remoteAddress() + " but no response arrived within " + call.meta.timeoutMillis
-                        + " ms", true)
-                : new RpcTimeoutException("Not sent: " + call.meta.description + " was still queued for "
-                        + transport.remoteAddress() + " after " + call.meta.timeoutMillis
-                        + " ms (connection slow or not writable); the provider never saw it", false);
+                        + " ms", state);
+            default:
+                return new RpcTimeoutException("Maybe sent: " + call.meta.description + " was being written to "
+                        + transport.remoteAddress() + " when its " + call.meta.timeoutMillis + " ms ran out (handed to"
+                        + " the socket, write not confirmed): the provider may have received it", state);
+        }
+    }
+
+    private static String describe(SendState state) {
+        switch (state) {
+            case NOT_SENT:
+                return "not sent";
+            case SENT:
+                return "request sent, no response";
+            default:
+                return "maybe sent: the request was being written";
+        }
     }
 
     private void timeOut(PendingCall call) {
@@ -256,11 +279,23 @@ public final class SluiceClient implements AutoCloseable {
         }
     }
 
-    /** One outstanding two-way call: completed by the response (event loop), a write failure, or a timeout. */
+    /**
+     * One outstanding two-way call: completed by the response (event loop), a write failure, or a timeout.
+     *
+     * <p>Its request frame is queued, then taken by the drain ({@link #beforeWrite}, event loop), then written
+     * ({@link #onWritten}). A caller that gives up ({@link #settle}, any thread) races the drain for the queued frame
+     * with one CAS: winning withdraws it (never written: "not sent" is then a fact), losing means the frame may
+     * already be leaving ("maybe sent" until the write is confirmed).
+     */
     private final class PendingCall extends CompletableFuture<Object> implements WriteListener {
+        private static final int QUEUED = 0;
+        private static final int TAKEN = 1;
+        private static final int WITHDRAWN = 2;
+
         final long id;
         final MethodMeta meta;
         final Connection connection;
+        private final AtomicInteger writeState = new AtomicInteger(QUEUED);
         volatile boolean sent;
         volatile CompletableFuture<Object> async;
         volatile Timeout timeout;
@@ -273,8 +308,32 @@ public final class SluiceClient implements AutoCloseable {
         }
 
         @Override
+        public boolean beforeWrite() {
+            return writeState.compareAndSet(QUEUED, TAKEN);
+        }
+
+        @Override
         public void onWritten() {
             sent = true;
+        }
+
+        /** What the provider can have seen; withdraws the frame when it is still queued. Any thread. */
+        SendState settle() {
+            if (writeState.compareAndSet(QUEUED, WITHDRAWN) || writeState.get() == WITHDRAWN) {
+                return SendState.NOT_SENT;
+            }
+            return sent ? SendState.SENT : SendState.UNKNOWN;
+        }
+
+        @Override
+        public void onWriteOutcomeUnknown(Throwable cause) {
+            if (!pending.remove(id, this)) {
+                return;
+            }
+            // Handed to the socket, then the write failed: part of the request may have reached the provider.
+            fail(new ConnectionClosedException("Maybe sent: writing " + meta.description + " to "
+                    + transport.remoteAddress() + " failed after it was handed to the socket (" + cause + "); the"
+                    + " provider may have received it", SendState.UNKNOWN, cause));
         }
 
         @Override

@@ -18,6 +18,7 @@ import dev.sluice.rpc.SluiceServer;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.FrameTooLargeException;
 import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.SendState;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.codec.LengthFieldFrames;
 import dev.sluice.transport.netty.EventLoops;
@@ -116,6 +117,8 @@ class StandaloneFeaturesTest {
             TypesService s = client.reference(TypesService.class).timeout(Duration.ofMillis(200)).proxy();
             RpcTimeoutException e = assertThrows(RpcTimeoutException.class, () -> s.slow(10_000));
             assertTrue(e.wasSent());
+            assertEquals(SendState.SENT, e.sendState(), "written, no response");
+            assertFalse(e.isRetryable());
             assertTrue(e.getMessage().startsWith("No response"), e.getMessage());
             assertTrue(e.getMessage().contains("200 ms"), e.getMessage());
             impl.gate.countDown();
@@ -126,8 +129,18 @@ class StandaloneFeaturesTest {
     @Test
     void timeoutSaysNotSentWhenTheRequestNeverLeftTheQueue() throws Exception {
         EventLoops loops = EventLoops.create(NativeTransport.NIO, 1, "blocked-client");
-        try (SluiceServer server = SluiceServer.builder().port(0)
-                .register(TypesService.class, SluiceAttachments.service()).start();
+        List<String> served = java.util.Collections.synchronizedList(new ArrayList<>());
+        TypesService recording = new TypesServiceImpl(SluiceAttachments.INSTANCE, Runnable::run) {
+            @Override
+            public String echo(String s) {
+                served.add(s);
+                return s;
+            }
+        };
+        // One service thread: the server runs calls in the order they arrive, so once "after" has run, a "stuck"
+        // that reached the server would have run before it.
+        try (SluiceServer server = SluiceServer.builder().port(0).threads(1, 100)
+                .register(TypesService.class, recording).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).eventLoops(loops)
                      .timeout(Duration.ofSeconds(10)).build()) {
             TypesService s = client.reference(TypesService.class).timeout(Duration.ofMillis(200)).proxy();
@@ -146,11 +159,16 @@ class StandaloneFeaturesTest {
             try {
                 RpcTimeoutException e = assertThrows(RpcTimeoutException.class, () -> s.echo("stuck"));
                 assertFalse(e.wasSent());
+                assertEquals(SendState.NOT_SENT, e.sendState());
                 assertTrue(e.isRetryable());
                 assertTrue(e.getMessage().startsWith("Not sent"), e.getMessage());
             } finally {
                 release.countDown();
             }
+            // The event loop drains its queue now. "Not sent" is a promise: the server must never run "stuck".
+            TypesService patient = client.reference(TypesService.class).timeout(Duration.ofSeconds(10)).proxy();
+            assertEquals("after", patient.echo("after"));
+            assertEquals(List.of("ok", "after"), new ArrayList<>(served), "the server ran only what was sent");
         } finally {
             loops.group().shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }

@@ -24,7 +24,10 @@ public interface ClientTransport extends AutoCloseable {
     /** Completes with the connection once connected (at once when already connected). */
     CompletableFuture<Connection> connect();
 
-    /** Drops the current connection and connects again. */
+    /**
+     * Drops the current connection and connects again. The old connection closes after its queued writes, or
+     * forcibly after {@link TransportOptions#closeTimeout()} when its peer does not read them.
+     */
     CompletableFuture<Connection> reconnect();
 
     /** Closes the connection after its queued writes, cancels reconnecting, releases owned loops. */

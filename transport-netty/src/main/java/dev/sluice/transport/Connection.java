@@ -39,7 +39,10 @@ public interface Connection {
     /** True while the connection is open. */
     boolean isActive();
 
-    /** Bytes accepted by {@link #send} and not yet handed to the socket. */
+    /**
+     * Bytes accepted by {@link #send} and not yet written to the socket (still queued, or in the channel's outbound
+     * buffer). This is what the pending-bytes cap bounds.
+     */
     long pendingBytes();
 
     InetSocketAddress remoteAddress();
@@ -52,10 +55,21 @@ public interface Connection {
     Object attribute(String key, Object value);
 
     /**
-     * Closes the connection after every message queued before this call has been written. Messages queued after
-     * it fail with {@link ConnectionClosedException}. Idempotent.
+     * Closes the connection after every message queued before this call has been written to the peer, waiting at
+     * most {@link TransportOptions#closeTimeout()} for that. Messages queued after it fail with
+     * {@link ConnectionClosedException}. Idempotent.
      */
     CompletableFuture<Void> close();
+
+    /**
+     * As {@link #close()}, with its own bound: when what was queued before this call has not been written within
+     * {@code flushTimeout} (a peer that stopped reading), the connection closes forcibly and what is left fails
+     * ({@link SendState#NOT_SENT} for what was still queued). The returned future completes once it has closed.
+     * The default is {@link #close()}, for connections that queue nothing.
+     */
+    default CompletableFuture<Void> close(java.time.Duration flushTimeout) {
+        return close();
+    }
 
     /** Completes when the connection has closed, for whatever reason. */
     CompletableFuture<Void> closeFuture();

@@ -1,25 +1,34 @@
 package dev.sluice.transport;
 
 /**
- * The connection closed (or was never open) before a message could be written or answered. Safe to retry on
- * another connection: the peer either never received the message or the call's outcome is unknown, as
- * {@link #wasSent()} tells.
+ * The connection closed (or was never open) before a message could be written or answered. {@link #sendState()}
+ * says what the peer can have seen of it: retrying elsewhere is safe only for {@link SendState#NOT_SENT}.
  */
 public class ConnectionClosedException extends SluiceException {
     private static final long serialVersionUID = 1L;
-    private final boolean sent;
+    private final SendState sendState;
 
-    public ConnectionClosedException(String message, boolean sent, Throwable cause) {
+    public ConnectionClosedException(String message, SendState sendState, Throwable cause) {
         super(message, cause);
-        this.sent = sent;
+        this.sendState = java.util.Objects.requireNonNull(sendState, "sendState");
+    }
+
+    /** {@code sent} true means written before the close ({@link SendState#SENT}); false, never written. */
+    public ConnectionClosedException(String message, boolean sent, Throwable cause) {
+        this(message, sent ? SendState.SENT : SendState.NOT_SENT, cause);
     }
 
     public ConnectionClosedException(String message) {
-        this(message, false, null);
+        this(message, SendState.NOT_SENT, null);
     }
 
-    /** True when the message had been written before the connection closed (outcome unknown). */
+    /** False only when the peer cannot have seen the message ({@link SendState#NOT_SENT}). */
     public boolean wasSent() {
-        return sent;
+        return sendState != SendState.NOT_SENT;
+    }
+
+    /** What the peer can have seen of the message. */
+    public SendState sendState() {
+        return sendState;
     }
 }

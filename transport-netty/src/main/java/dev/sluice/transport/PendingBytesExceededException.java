@@ -1,8 +1,10 @@
 package dev.sluice.transport;
 
 /**
- * The connection already holds more unsent bytes than {@link TransportOptions#pendingBytesCap()} allows: the
- * peer is not reading fast enough. Nothing was queued; back off or fail over to another connection.
+ * The connection already holds more unwritten bytes (queued, or in the channel waiting for the socket) than
+ * {@link TransportOptions#pendingBytesCap()} allows: the peer is not reading fast enough. Nothing was queued (not
+ * sent); back off or fail over to another connection. Until the backlog drains to half the cap, the connection
+ * also stops reading from that peer.
  */
 public class PendingBytesExceededException extends SluiceException {
     private static final long serialVersionUID = 1L;

@@ -28,6 +28,9 @@ public final class TransportOptions {
     private final boolean reconnect;
     private final Duration reconnectInitialBackoff;
     private final Duration reconnectMaxBackoff;
+    private final Duration closeTimeout;
+    private final int socketSendBuffer;
+    private final int socketReceiveBuffer;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -47,6 +50,9 @@ public final class TransportOptions {
         this.reconnect = b.reconnect;
         this.reconnectInitialBackoff = b.reconnectInitialBackoff;
         this.reconnectMaxBackoff = b.reconnectMaxBackoff;
+        this.closeTimeout = b.closeTimeout;
+        this.socketSendBuffer = b.socketSendBuffer;
+        this.socketReceiveBuffer = b.socketReceiveBuffer;
     }
 
     public static TransportOptions defaults() {
@@ -76,6 +82,9 @@ public final class TransportOptions {
         b.reconnect = reconnect;
         b.reconnectInitialBackoff = reconnectInitialBackoff;
         b.reconnectMaxBackoff = reconnectMaxBackoff;
+        b.closeTimeout = closeTimeout;
+        b.socketSendBuffer = socketSendBuffer;
+        b.socketReceiveBuffer = socketReceiveBuffer;
         return b;
     }
 
@@ -113,7 +122,10 @@ public final class TransportOptions {
         return writeBufferHighWaterMark;
     }
 
-    /** Most bytes a connection holds in its write queue before {@code send} fails fast. */
+    /**
+     * Most bytes a connection holds unwritten (queued, or handed to the channel and not yet taken by the socket)
+     * before {@code send} fails fast; while it is over this cap the connection also stops reading from its peer.
+     */
     public long pendingBytesCap() {
         return pendingBytesCap;
     }
@@ -154,6 +166,25 @@ public final class TransportOptions {
         return reconnectMaxBackoff;
     }
 
+    /**
+     * How long a graceful {@link Connection#close()} may take to write what was queued before it. When the peer does
+     * not read that much within this time (a frozen process, a black-holing proxy), the connection is closed
+     * forcibly and whatever is left fails. Default 3 s.
+     */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    /** {@code SO_SNDBUF} of every connection, in bytes; 0 (default) leaves it to the OS, which grows it as needed. */
+    public int socketSendBuffer() {
+        return socketSendBuffer;
+    }
+
+    /** {@code SO_RCVBUF} of every connection, in bytes; 0 (default) leaves it to the OS, which grows it as needed. */
+    public int socketReceiveBuffer() {
+        return socketReceiveBuffer;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -161,7 +192,7 @@ public final class TransportOptions {
                 + ", payloadLimit=" + payloadLimit + ", waterMarks=" + writeBufferLowWaterMark + "/"
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
-                + ", allocator=" + allocator + ", reconnect=" + reconnect + "}";
+                + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + "}";
     }
 
     /** Builder; every setter validates its argument at once. */
@@ -183,6 +214,9 @@ public final class TransportOptions {
         private boolean reconnect = true;
         private Duration reconnectInitialBackoff = Duration.ofMillis(100);
         private Duration reconnectMaxBackoff = Duration.ofSeconds(5);
+        private Duration closeTimeout = Duration.ofSeconds(3);
+        private int socketSendBuffer;
+        private int socketReceiveBuffer;
 
         private Builder() {
         }
@@ -273,6 +307,26 @@ public final class TransportOptions {
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("reconnect max backoff " + max + " is below initial " + initial);
             }
+            return this;
+        }
+
+        /** See {@link TransportOptions#closeTimeout()}. */
+        public Builder closeTimeout(Duration timeout) {
+            this.closeTimeout = positive(timeout, "closeTimeout");
+            return this;
+        }
+
+        /**
+         * Fixed socket buffer sizes ({@code SO_SNDBUF}, {@code SO_RCVBUF}) for every connection; 0 keeps the OS
+         * default, which the kernel tunes. A fixed size also turns the kernel's tuning off for that buffer.
+         */
+        public Builder socketBuffers(int sendBytes, int receiveBytes) {
+            if (sendBytes < 0 || receiveBytes < 0) {
+                throw new IllegalArgumentException("socket buffer sizes must be >= 0 (0 = OS default), got send="
+                        + sendBytes + " receive=" + receiveBytes);
+            }
+            this.socketSendBuffer = sendBytes;
+            this.socketReceiveBuffer = receiveBytes;
             return this;
         }
 

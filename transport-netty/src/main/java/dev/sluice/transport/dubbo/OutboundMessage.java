@@ -3,20 +3,30 @@ package dev.sluice.transport.dubbo;
 import dev.sluice.transport.WriteListener;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One message on its way out: what the encoder needs (the message and the Dubbo channel whose URL drives Dubbo's
  * codec) and the listener of its write, in one object, so a send allocates one object besides the frame.
  *
- * <p>Created on the sending thread; {@link #onWritten}/{@link #onWriteFailed} run on the event loop (once);
- * {@link #await} runs on the sending thread, never on the loop.
+ * <p>Created on the sending thread; {@link #beforeWrite} and the outcome ({@link #onWritten}, {@link #onWriteFailed}
+ * or {@link #onWriteOutcomeUnknown}, once) run on the event loop; {@link #await} and {@link #withdraw} run on the
+ * sending thread, never on the loop. {@link #withdraw} and {@link #beforeWrite} race for a queued message with one
+ * CAS: either it is withdrawn and never written, or it is on its way to the socket.
  */
 final class OutboundMessage implements WriteListener {
     final SluiceChannel channel;
     final Object message;
     /** Non-null when the sender waits for the write ({@code send(message, sent=true)}). */
     private final CountDownLatch done;
+    private static final int QUEUED = 0;
+    private static final int TAKEN = 1;
+    private static final int WITHDRAWN = 2;
+
     private volatile Throwable failure;
+    /** The failure came after the message was handed to the socket: the peer may have part or all of it. */
+    private volatile boolean maybeSent;
+    private final AtomicInteger state = new AtomicInteger(QUEUED);
 
     OutboundMessage(SluiceChannel channel, Object message, boolean awaited) {
         this.channel = channel;
@@ -26,6 +36,16 @@ final class OutboundMessage implements WriteListener {
 
     boolean awaited() {
         return done != null;
+    }
+
+    @Override
+    public boolean beforeWrite() {
+        return state.compareAndSet(QUEUED, TAKEN);
+    }
+
+    /** Takes the message back if the write queue has not taken it yet; true then: it is never written. */
+    boolean withdraw() {
+        return state.compareAndSet(QUEUED, WITHDRAWN);
     }
 
     @Override
@@ -39,10 +59,25 @@ final class OutboundMessage implements WriteListener {
     @Override
     public void onWriteFailed(Throwable cause) {
         failure = cause;
-        channel.writeFailed(message, cause);
+        channel.writeFailed(message, cause, false);
         if (done != null) {
             done.countDown();
         }
+    }
+
+    @Override
+    public void onWriteOutcomeUnknown(Throwable cause) {
+        maybeSent = true;
+        failure = cause;
+        channel.writeFailed(message, cause, true);
+        if (done != null) {
+            done.countDown();
+        }
+    }
+
+    /** True when the write failed after the message was handed to the socket. */
+    boolean maybeSent() {
+        return maybeSent;
     }
 
     /** Waits for the write's outcome; true when it came within {@code timeoutMillis}. */

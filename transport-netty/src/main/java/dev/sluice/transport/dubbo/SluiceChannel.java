@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * is answered locally with a {@code BAD_REQUEST} (40) response (or {@code SERIALIZATION_ERROR} (25) when encoding
  * failed) fed to {@code received}, so the caller fails fast instead of waiting for its timeout. With
  * {@code sent=true} the caller waits for the write up to the URL's {@code timeout} (except on the event loop,
- * which must never block and whose own writes complete in order anyway).
+ * which must never block and whose own writes complete in order anyway); when that times out while the message is
+ * still queued, it is withdrawn and never written, otherwise the error says the peer may have received it. A write
+ * that fails after the message was handed to the socket is never reported as "not written".
  *
  * <p><b>Threads.</b> Thread-safe. Handler callbacks made from here run on the connection's event loop.
  */
@@ -136,16 +138,21 @@ final class SluiceChannel extends AbstractChannel {
                     + "; it is queued and may still be written");
         }
         if (!finished) {
+            // "Not written" must stay true: take the message back from the queue, or say it may be on its way.
             throw new RemotingException(this, "Failed to send message "
                     + PayloadDropper.getRequestWithoutData(out.message) + " to " + getRemoteAddress() + " in timeout("
-                    + timeout + "ms) limit: still queued, not yet written (" + connection.pendingBytes()
-                    + " bytes pending on the connection)");
+                    + timeout + "ms) limit: " + (out.withdraw()
+                            ? "still queued, withdrawn, never written"
+                            : "being written, the peer may have received it")
+                    + " (" + connection.pendingBytes() + " bytes pending on the connection)");
         }
         Throwable failure = out.failure();
         if (failure != null) {
             throw new RemotingException(this, "Failed to send message "
                     + PayloadDropper.getRequestWithoutData(out.message) + " to " + getRemoteAddress()
-                    + ", not written, cause: " + failure.getMessage(), failure);
+                    + (out.maybeSent() ? ", the write failed after it was handed to the socket (the peer may have"
+                            + " received it), cause: " : ", not written, cause: ")
+                    + failure.getMessage(), failure);
         }
     }
 
@@ -162,8 +169,11 @@ final class SluiceChannel extends AbstractChannel {
         }
     }
 
-    /** Event loop: {@code message} was queued but not written. Fails a waiting two-way request at once. */
-    void writeFailed(Object message, Throwable cause) {
+    /**
+     * Event loop: {@code message} was not written ({@code maybeSent} false: it failed while queued), or its write
+     * failed after it was handed to the socket ({@code maybeSent} true). Fails a waiting two-way request at once.
+     */
+    void writeFailed(Object message, Throwable cause, boolean maybeSent) {
         if (!(message instanceof Request)) {
             log.debug("Message not written to {}: {}", getRemoteAddress(), cause.toString());
             return;
@@ -174,7 +184,10 @@ final class SluiceChannel extends AbstractChannel {
         }
         Response response = new Response(request.getId(), request.getVersion());
         response.setStatus(cause instanceof DubboCodecException ? Response.SERIALIZATION_ERROR : Response.BAD_REQUEST);
-        response.setErrorMessage("Request was not written to " + getRemoteAddress() + ": " + cause);
+        response.setErrorMessage((maybeSent
+                ? "The write of the request to " + getRemoteAddress() + " failed after it was handed to the socket;"
+                        + " the peer may have received it: "
+                : "Request was not written to " + getRemoteAddress() + ": ") + cause);
         try {
             getChannelHandler().received(this, response);
         } catch (Throwable t) {

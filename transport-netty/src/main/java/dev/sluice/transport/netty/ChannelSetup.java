@@ -4,6 +4,7 @@ import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.codec.Codec;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
@@ -19,6 +20,16 @@ import javax.net.ssl.SSLParameters;
  */
 final class ChannelSetup {
     private ChannelSetup() {
+    }
+
+    /** Applies {@link TransportOptions#socketBuffers fixed socket buffer sizes}, when set. */
+    static void socketBuffers(Channel ch, TransportOptions options) {
+        if (options.socketSendBuffer() > 0) {
+            ch.config().setOption(ChannelOption.SO_SNDBUF, options.socketSendBuffer());
+        }
+        if (options.socketReceiveBuffer() > 0) {
+            ch.config().setOption(ChannelOption.SO_RCVBUF, options.socketReceiveBuffer());
+        }
     }
 
     static NettyConnection init(Channel ch, TransportOptions options, Codec codec, TransportHandler handler,

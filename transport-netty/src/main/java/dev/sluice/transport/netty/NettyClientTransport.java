@@ -73,6 +73,7 @@ public final class NettyClientTransport implements ClientTransport {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        ChannelSetup.socketBuffers(ch, options);
                         ChannelSetup.init(ch, options, codec, handler, ssl, remote.getHostString(), remote.getPort(),
                                 () -> connectionLost(ch));
                     }
@@ -230,6 +231,7 @@ public final class NettyClientTransport implements ClientTransport {
         if (c == null) {
             return connect();
         }
+        // close() is bounded by the close timeout: a connection whose peer stopped reading is closed forcibly then.
         return c.close().handle((v, t) -> null).thenCompose(v -> connect());
     }
 
@@ -249,7 +251,7 @@ public final class NettyClientTransport implements ClientTransport {
             current = null;
         }
         CompletableFuture<Void> connClosed = c == null ? CompletableFuture.completedFuture(null)
-                : c.close().completeOnTimeout(null, 3, TimeUnit.SECONDS);
+                : c.close().completeOnTimeout(null, options.closeTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         connClosed.thenCompose(v -> {
             if (c != null) {
                 c.closeNow();

@@ -9,13 +9,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
  * A {@link Connection} over one Netty channel. {@link #send} runs on the caller's thread: it allocates a pooled
- * buffer, lets the protocol's encoder fill it, and hands it to the channel's {@link WriteQueue}. Thread-safe.
+ * buffer, lets the protocol's encoder fill it, and hands it to the channel's {@link WriteQueue}, which writes on the
+ * channel's event loop. A graceful {@link #close()} always ends within its bound, even when the peer stopped
+ * reading. Thread-safe.
  */
 public final class NettyConnection implements Connection {
     static final AttributeKey<NettyConnection> KEY = AttributeKey.valueOf("sluice.connection");
@@ -25,12 +28,14 @@ public final class NettyConnection implements Connection {
     private final WriteQueue writeQueue;
     private final ConcurrentMap<String, Object> attributes = new ConcurrentHashMap<>(4);
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+    private final Duration closeTimeout;
 
     NettyConnection(Channel channel, FrameEncoder encoder, TransportOptions options) {
         this.channel = channel;
         this.encoder = encoder;
         this.writeQueue = new WriteQueue(channel, options.drainMaxMessages(), options.drainMaxBytes(),
                 options.pendingBytesCap(), options.batchWrite());
+        this.closeTimeout = options.closeTimeout();
         channel.closeFuture().addListener(f -> closeFuture.complete(null));
     }
 
@@ -93,10 +98,27 @@ public final class NettyConnection implements Connection {
         return value == null ? attributes.remove(key) : attributes.put(key, value);
     }
 
+    /**
+     * Closes once everything queued before this call has been written to the socket, or forcibly after
+     * {@link TransportOptions#closeTimeout()} (a peer that stopped reading); see {@link #close(Duration)}.
+     */
     @Override
     public CompletableFuture<Void> close() {
+        return close(closeTimeout);
+    }
+
+    /**
+     * Any thread. Refuses new sends at once; the close itself runs on the event loop behind what was queued, and
+     * waits for the socket to take all of it, at most {@code flushTimeout}: then the channel is closed forcibly,
+     * what is still queued fails "not sent" and what was handed to the socket fails "outcome unknown".
+     */
+    @Override
+    public CompletableFuture<Void> close(Duration flushTimeout) {
+        if (flushTimeout.isNegative() || flushTimeout.isZero()) {
+            return closeNow();
+        }
         if (channel.isActive()) {
-            writeQueue.enqueueClose();
+            writeQueue.enqueueClose(flushTimeout);
         } else {
             channel.close();
         }

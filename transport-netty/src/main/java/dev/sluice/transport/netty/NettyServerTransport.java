@@ -103,8 +103,10 @@ public final class NettyServerTransport implements ServerTransport {
         long deadline = System.nanoTime() + timeout.toNanos();
         stopAccepting().thenCompose(v -> {
             List<CompletableFuture<Void>> closing = new ArrayList<>();
+            // Each connection closes once its queued writes are written, or forcibly at the deadline.
+            Duration flushBound = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
             for (NettyConnection c : connections) {
-                closing.add(c.close());
+                closing.add(c.close(flushBound));
             }
             CompletableFuture<Void> all = CompletableFuture.allOf(closing.toArray(new CompletableFuture[0]));
             long left = Math.max(1, deadline - System.nanoTime());
@@ -237,6 +239,7 @@ public final class NettyServerTransport implements ServerTransport {
                             if (!limits.admit(ch)) {
                                 return;
                             }
+                            ChannelSetup.socketBuffers(ch, opts);
                             NettyConnection[] self = new NettyConnection[1];
                             self[0] = ChannelSetup.init(ch, opts, codec, handler, ssl, null, 0,
                                     () -> connections.remove(self[0]), frameTimeoutNanos,

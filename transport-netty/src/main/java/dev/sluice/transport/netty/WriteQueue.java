@@ -6,14 +6,18 @@ import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.WriteListener;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.internal.PlatformDependent;
+import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -22,10 +26,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The per-channel batching write queue: the heart of Sluice's write path.
  *
- * <p><b>Threads.</b> {@link #enqueue} and {@link #enqueueCommand} may be called from any thread: callers encode
- * on their own thread and hand over a finished frame. Everything else ({@code drain}, {@link #channelWritable},
- * {@link #channelClosed}) runs on the channel's event loop. Only one thread ever consumes the queue: the event
- * loop, or, once the loop has rejected the drain task, the producer that owns the {@code scheduled} flag.
+ * <p><b>Threads.</b> {@link #enqueue}, {@link #enqueueCommand} and {@link #enqueueClose} may be called from any
+ * thread: callers encode on their own thread and hand over a finished frame. Everything else ({@code drain},
+ * {@link #channelWritable}, {@link #channelClosed}, the close and read-pause bookkeeping) runs on the channel's event
+ * loop. Only one thread at a time ever consumes the queue: whoever holds the {@code scheduled} flag. That is the
+ * drain task on the loop; or, once the loop has rejected the drain task, the producer whose {@code execute} was
+ * rejected; or {@link #channelClosed}, which consumes only after taking the flag itself. Whoever clears the flag
+ * looks at the queue again, so a frame offered while another thread held the flag is never stranded.
  *
  * <p><b>Shape.</b> {@code enqueue} adds to an MPSC queue and, when it flips {@code scheduled} from false to true,
  * submits the one preallocated drain task to the event loop. A drain task takes at most {@code maxMessages}
@@ -35,25 +42,58 @@ import org.slf4j.LoggerFactory;
  * later batches from an earlier batch's listener). After one chunk the task clears the flag and reschedules
  * itself if more is queued, so other channels on the same loop keep being served (apache/dubbo#15732).
  *
- * <p><b>Backpressure.</b> Pending bytes are counted on the caller's side; above the cap {@code enqueue} fails
- * fast with {@link PendingBytesExceededException}. The drain stops while the channel is unwritable and resumes
- * on the writability change, so memory is bounded by the cap plus Netty's high water mark plus one chunk.
+ * <p><b>Sent or not.</b> Just before a frame is handed to the channel the drain asks its listener
+ * ({@link WriteListener#beforeWrite}); a caller that gave up on the frame (a timeout) withdraws it there, and the
+ * frame is released unwritten: "not sent" is then a guarantee. A frame that fails while still queued is reported
+ * with {@link WriteListener#onWriteFailed} (never written); a write that fails after the frame was handed to the
+ * channel is reported with {@link WriteListener#onWriteOutcomeUnknown}, since part of it may have left.
+ *
+ * <p><b>Backpressure.</b> Every outbound byte counts against the pending-bytes cap from {@code enqueue} until the
+ * socket has taken it (the completion of its write gives it back), whichever thread wrote it and whichever way it
+ * went (the on-loop fast path included). Above the cap {@code enqueue} fails fast with
+ * {@link PendingBytesExceededException} and the connection stops reading ({@code autoRead} off) until its
+ * outbound side has drained to half the cap: a peer that sends requests but never reads the answers cannot make us
+ * buffer without bound. This queue is then the one owner of {@code autoRead} it expects: it pauses only a channel
+ * that is reading and resumes only what it paused. The drain stops while the channel is unwritable and resumes on
+ * the writability change, and the on-loop fast path writes directly only while the channel is writable, so the
+ * bytes held for a connection stay within the cap (plus Netty's bookkeeping per write).
+ *
+ * <p><b>Close.</b> {@link #enqueueClose} refuses new frames, and the queued close runs once everything queued
+ * before it has been handed to the channel; it then closes the channel when the socket has taken all of it (Netty
+ * would drop flushed-but-unwritten bytes on close). A close always happens: if that flush has not finished within
+ * its bound (a peer that stopped reading), the channel is closed forcibly and what is left fails.
  *
  * <p><b>Buffers.</b> The queue owns every buffer handed to {@code enqueue}, whatever happens: written (Netty
- * releases it), or released here when it fails.
+ * releases it), or released here when it fails or is withdrawn.
  */
 public final class WriteQueue {
     private static final Logger log = LoggerFactory.getLogger(WriteQueue.class);
 
     private final Channel channel;
     private final EventLoop loop;
-    private final Queue<Item> queue = PlatformDependent.newMpscQueue();
+    private final Queue<Item> queue;
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /**
+     * Bytes accepted and not yet written to the socket: still queued, or handed to the channel and not yet taken by
+     * the socket (a write's completion, success or failure, gives them back). This is what the cap bounds.
+     */
     private final AtomicLong pendingBytes = new AtomicLong();
     private final Runnable drainTask = this::drain;
     private final Runnable flushTask = this::flushWritten;
+    private final Runnable pauseTask = this::pauseReadingIfOverCap;
+    private final Runnable resumeCheckTask = () -> {
+        resumeCheckArmed = false;
+        resumeReadingIfDrained();
+    };
     /** Event loop only: a {@link #flushTask} is submitted and has not run yet. */
     private boolean flushScheduled;
+    /** Event loop only: this queue turned {@code autoRead} off because the outbound side went over the cap. */
+    private boolean readingPaused;
+    /** Event loop only: an empty write is in the channel to re-check {@link #readingPaused} once it is written. */
+    private boolean resumeCheckArmed;
+    /** A producer refused for the cap asked the loop to pause reading; the task has not run yet. */
+    private final AtomicBoolean pauseRequested = new AtomicBoolean();
+    private final AtomicBoolean closeQueued = new AtomicBoolean();
     private final int maxMessages;
     private final int maxBytes;
     private final long pendingBytesCap;
@@ -71,12 +111,19 @@ public final class WriteQueue {
     /** For tests: a queue whose drain runs on {@code loop} (which may reject it). */
     WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
                BatchWrite batchWrite) {
+        this(channel, loop, maxMessages, maxBytes, pendingBytesCap, batchWrite, PlatformDependent.newMpscQueue());
+    }
+
+    /** For tests: as above, over {@code queue} (any queue safe for many producers and one consumer). */
+    WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
+               BatchWrite batchWrite, Queue<Item> queue) {
         if (maxMessages < 1 || maxBytes < 1 || pendingBytesCap < 1) {
             throw new IllegalArgumentException("WriteQueue needs positive bounds, got " + maxMessages + " messages, "
                     + maxBytes + " bytes, cap " + pendingBytesCap);
         }
         this.channel = channel;
         this.loop = loop;
+        this.queue = queue;
         this.maxMessages = maxMessages;
         this.maxBytes = maxBytes;
         this.pendingBytesCap = pendingBytesCap;
@@ -102,19 +149,26 @@ public final class WriteQueue {
             long pending = pendingBytes.get();
             if (pending + size > pendingBytesCap) {
                 frame.release();
+                requestReadPause();
                 throw new PendingBytesExceededException(pending, size, pendingBytesCap);
             }
             if (pendingBytes.compareAndSet(pending, pending + size)) {
                 break;
             }
         }
-        if (loop.inEventLoop() && !scheduled.get() && queue.isEmpty() && closedCause == null) {
-            // On the loop with nothing queued ahead of us: write directly, order is preserved. The flush waits for
-            // the loop's next task round, after the I/O it is processing: every frame written while handling one
-            // read (e.g. the answers to a batch of requests) leaves in one flush, one syscall, not one each.
-            pendingBytes.addAndGet(-size);
-            writeOne(frame, listener);
-            scheduleFlush();
+        if (loop.inEventLoop() && !scheduled.get() && queue.isEmpty() && closedCause == null
+                && channel.isWritable()) {
+            // On the loop with nothing queued ahead of us and room in the channel: write directly, order is
+            // preserved. The flush waits for the loop's next task round, after the I/O it is processing: every frame
+            // written while handling one read (e.g. the answers to a batch of requests) leaves in one flush, one
+            // syscall, not one each. Unwritable: queue it like any other, the drain waits for writability.
+            if (claim(listener)) {
+                writeOne(frame, size, listener);
+                scheduleFlush();
+            } else {
+                pendingBytes.addAndGet(-size);
+                frame.release();
+            }
             return;
         }
         queue.offer(new Item(frame, size, listener, null));
@@ -128,32 +182,32 @@ public final class WriteQueue {
     }
 
     /**
-     * Closes the channel once everything queued before this call is written; later {@link #enqueue} calls throw
-     * {@link ConnectionClosedException}.
+     * Closes the channel once everything queued before this call is written to the socket, or forcibly when that
+     * has not happened within {@code flushTimeout}; later {@link #enqueue} calls throw
+     * {@link ConnectionClosedException}. A second call only adds its own bound.
      */
-    void enqueueClose() {
+    void enqueueClose(Duration flushTimeout) {
         closing = true;
-        enqueueCommand(new QueuedCommand() {
-            @Override
-            public void run(Channel ch) {
-                ch.close();
-            }
-
-            @Override
-            public void fail(Throwable cause) {
-                channel.close();
-            }
-        });
+        armForcedClose(flushTimeout);
+        if (closeQueued.compareAndSet(false, true)) {
+            enqueueCommand(new GracefulClose());
+        }
     }
 
-    /** Bytes accepted and not yet handed to the channel. */
+    /** Bytes accepted and not yet written to the socket: still queued here, or in the channel waiting for it. */
     public long pendingBytes() {
         return pendingBytes.get();
     }
 
-    /** Event loop only: the channel became writable again; resume draining. */
+    /** For tests: messages and commands still in this queue (not yet handed to the channel). */
+    int queuedItems() {
+        return queue.size();
+    }
+
+    /** Event loop only: the channel became writable again; resume draining (and reading, if paused). */
     void channelWritable() {
         assert loop.inEventLoop();
+        resumeReadingIfDrained();
         if (!queue.isEmpty()) {
             schedule();
         }
@@ -165,7 +219,21 @@ public final class WriteQueue {
         if (closedCause == null) {
             closedCause = cause;
         }
-        failQueued(closedCause);
+        // Consume only while holding the flag. Whoever else holds it (a drain task still to run on this loop, or a
+        // producer whose drain was rejected while the loop shuts down) fails everything itself: closedCause is set.
+        while (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            try {
+                failQueued(closedCause);
+            } finally {
+                scheduled.set(false);
+            }
+        }
+    }
+
+    /** Bytes (plus Netty's per-entry overhead) in the channel's outbound buffer, not yet written. Any thread. */
+    private long unwrittenBytes() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
     }
 
     /** Event loop only: flushes what was written directly, once, after the I/O the loop is processing. */
@@ -187,20 +255,24 @@ public final class WriteQueue {
     }
 
     private void schedule() {
-        if (scheduled.compareAndSet(false, true)) {
+        while (scheduled.compareAndSet(false, true)) {
             try {
                 loop.execute(drainTask);
+                return;
             } catch (RejectedExecutionException e) {
                 // The loop is shutting down. We own the flag, so we are the only consumer: fail everything.
-                ConnectionClosedException cause = new ConnectionClosedException(
-                        "Not sent: the event loop of " + channel + " is shut down", false, e);
                 if (closedCause == null) {
-                    closedCause = cause;
+                    closedCause = new ConnectionClosedException("Not sent: the event loop of " + channel
+                            + " is shut down", false, e);
                 }
                 try {
-                    failQueued(cause);
+                    failQueued(closedCause);
                 } finally {
                     scheduled.set(false);
+                }
+                // A producer that offered while we held the flag left its frame to us: look again.
+                if (queue.isEmpty()) {
+                    return;
                 }
             }
         }
@@ -219,13 +291,14 @@ public final class WriteQueue {
                 return;
             }
             if (!channel.isWritable()) {
-                return; // channelWritable() reschedules
+                return; // channelWritable() reschedules; a queued close has its own deadline
             }
             drainOneChunk();
         } catch (Throwable t) {
             log.warn("Write queue drain failed on {}", channel, t);
         } finally {
             scheduled.set(false);
+            resumeReadingIfDrained();
             if (!queue.isEmpty() && (closedCause != null || !channel.isActive() || channel.isWritable())) {
                 schedule();
             }
@@ -235,6 +308,7 @@ public final class WriteQueue {
     /** Writes one bounded chunk as one write and one flush. */
     private void drainOneChunk() {
         ByteBuf[] bufs = null;
+        int[] sizes = null;
         WriteListener[] listeners = null;
         int count = 0;
         long bytes = 0;
@@ -247,10 +321,11 @@ public final class WriteQueue {
             if (item.command != null) {
                 // Keep order: write what we have first, then run the command.
                 if (count > 0) {
-                    writeBatch(bufs, listeners, count);
+                    writeBatch(bufs, sizes, listeners, count);
                     wroteAny = true;
                     count = 0;
                     bufs = null;
+                    sizes = null;
                     listeners = null;
                 }
                 if (wroteAny || flushScheduled) {
@@ -260,30 +335,38 @@ public final class WriteQueue {
                 runCommand(item.command);
                 continue;
             }
-            pendingBytes.addAndGet(-item.size);
             ByteBuf buf = item.frame;
             if (buf.refCnt() == 0) {
                 // Released behind our back: fail only this message, the rest of the batch goes on.
+                pendingBytes.addAndGet(-item.size);
                 notifyFailed(item.listener, new IllegalReferenceCountException(
                         "Not sent: the frame was released before it was written"));
+                continue;
+            }
+            if (!claim(item.listener)) {
+                pendingBytes.addAndGet(-item.size);
+                buf.release(); // withdrawn by its caller: never written
                 continue;
             }
             if (bufs == null) {
                 int cap = Math.min(maxMessages, Math.max(4, queue.size() + 1));
                 bufs = new ByteBuf[cap];
+                sizes = new int[cap];
                 listeners = new WriteListener[cap];
             } else if (count == bufs.length) {
                 int cap = Math.min(maxMessages, bufs.length * 2);
                 bufs = java.util.Arrays.copyOf(bufs, cap);
+                sizes = java.util.Arrays.copyOf(sizes, cap);
                 listeners = java.util.Arrays.copyOf(listeners, cap);
             }
             bufs[count] = buf;
+            sizes[count] = item.size;
             listeners[count] = item.listener;
             count++;
             bytes += item.size;
         }
         if (count > 0) {
-            writeBatch(bufs, listeners, count);
+            writeBatch(bufs, sizes, listeners, count);
             wroteAny = true;
         }
         if (wroteAny) {
@@ -291,24 +374,45 @@ public final class WriteQueue {
         }
     }
 
-    private void writeBatch(ByteBuf[] bufs, WriteListener[] listeners, int count) {
+    private void writeBatch(ByteBuf[] bufs, int[] sizes, WriteListener[] listeners, int count) {
         if (count == 1 || gather) {
             for (int i = 0; i < count; i++) {
-                writeOne(bufs[i], listeners[i]);
+                writeOne(bufs[i], sizes[i], listeners[i]);
             }
             return;
+        }
+        long bytes = 0;
+        for (int i = 0; i < count; i++) {
+            bytes += sizes[i];
         }
         CompositeByteBuf batch = channel.alloc().compositeDirectBuffer(count);
         batch.addComponents(true, java.util.Arrays.asList(bufs).subList(0, count));
         ChannelFuture f = channel.write(batch);
-        f.addListener(new BatchCompletion(listeners, count));
+        f.addListener(new BatchCompletion(listeners, count, bytes));
     }
 
-    private void writeOne(ByteBuf frame, WriteListener listener) {
+    /**
+     * Hands one frame to the channel. Every write gets a completion, even without a listener: it gives the frame's
+     * bytes back to the cap once the socket took them (or the write failed).
+     */
+    private void writeOne(ByteBuf frame, int size, WriteListener listener) {
         if (listener == null || listener == WriteListener.NONE) {
-            channel.write(frame, channel.voidPromise());
+            channel.write(frame).addListener(new BatchCompletion(null, 0, size));
         } else {
-            channel.write(frame).addListener(new BatchCompletion(new WriteListener[] {listener}, 1));
+            channel.write(frame).addListener(new BatchCompletion(new WriteListener[] {listener}, 1, size));
+        }
+    }
+
+    /** True when the frame may be handed to the channel; false when its caller withdrew it. */
+    private static boolean claim(WriteListener listener) {
+        if (listener == null) {
+            return true;
+        }
+        try {
+            return listener.beforeWrite();
+        } catch (Throwable t) {
+            log.warn("WriteListener.beforeWrite threw; writing the message anyway", t);
+            return true;
         }
     }
 
@@ -321,7 +425,7 @@ public final class WriteQueue {
         }
     }
 
-    /** Fails and releases everything queued. Only the single consumer (see class javadoc) may call this. */
+    /** Fails and releases everything queued. Only the holder of {@code scheduled} (see class javadoc) calls this. */
     private void failQueued(Throwable cause) {
         for (Item item; (item = queue.poll()) != null; ) {
             if (item.command != null) {
@@ -331,6 +435,87 @@ public final class WriteQueue {
             pendingBytes.addAndGet(-item.size);
             item.frame.release();
             notifyFailed(item.listener, cause);
+        }
+    }
+
+    /** Any thread: a producer was refused for the cap; have the loop stop reading from this connection. */
+    private void requestReadPause() {
+        if (loop.inEventLoop()) {
+            pauseReadingIfOverCap();
+        } else if (pauseRequested.compareAndSet(false, true)) {
+            try {
+                loop.execute(pauseTask);
+            } catch (RejectedExecutionException e) {
+                pauseRequested.set(false); // shutting down: nothing left to read anyway
+            }
+        }
+    }
+
+    /** Event loop only: stops reading while the outbound side is still over half the cap. */
+    private void pauseReadingIfOverCap() {
+        pauseRequested.set(false);
+        // Not paused already, by us or by another part that owns autoRead for now (we then leave it alone).
+        if (readingPaused || !channel.isOpen() || !channel.config().isAutoRead()
+                || pendingBytes.get() <= pendingBytesCap / 2) {
+            return;
+        }
+        readingPaused = true;
+        channel.config().setAutoRead(false);
+        log.debug("Stopped reading {}: {} bytes wait to be written, over the cap of {}; the peer is not reading",
+                channel, pendingBytes.get(), pendingBytesCap);
+        armResumeCheck();
+    }
+
+    /** Event loop only: reads again once the outbound side has drained to half the cap. */
+    private void resumeReadingIfDrained() {
+        if (!readingPaused || !channel.isOpen()) {
+            return;
+        }
+        if (pendingBytes.get() > pendingBytesCap / 2) {
+            armResumeCheck();
+            return;
+        }
+        readingPaused = false;
+        channel.config().setAutoRead(true);
+        log.debug("Reading {} again: its outbound side drained below half the cap", channel);
+    }
+
+    /**
+     * Event loop only: looks again once everything in the channel now has been written. An empty write completes
+     * after every write before it, so this notices progress even when the channel never went unwritable (a cap
+     * below the high water mark) and no drain runs.
+     */
+    private void armResumeCheck() {
+        if (resumeCheckArmed || unwrittenBytes() == 0) {
+            return; // nothing in the channel: the drain of what is queued (or writability) brings us back
+        }
+        resumeCheckArmed = true;
+        // The check runs as a task, not in the listener: Netty completes a write before it takes the write off its
+        // pending count, and inside a flush a new empty write would complete at once, again and again.
+        channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+            try {
+                loop.execute(resumeCheckTask);
+            } catch (RejectedExecutionException e) {
+                resumeCheckArmed = false; // the loop is shutting down
+            }
+        });
+    }
+
+    /** Any thread: closes the channel at the latest {@code flushTimeout} from now. */
+    private void armForcedClose(Duration flushTimeout) {
+        Runnable force = () -> {
+            if (channel.isOpen()) {
+                log.info("Closing {} forcibly: what was queued before its close was not written within {} ms ({}"
+                        + " bytes left); the peer is not reading", channel, flushTimeout.toMillis(), pendingBytes());
+                channel.close();
+            }
+        };
+        try {
+            io.netty.util.concurrent.ScheduledFuture<?> timer =
+                    loop.schedule(force, flushTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            channel.closeFuture().addListener(f -> timer.cancel(false));
+        } catch (RejectedExecutionException e) {
+            channel.close(); // the loop is shutting down: there is no time left to flush
         }
     }
 
@@ -350,18 +535,43 @@ public final class WriteQueue {
         }
     }
 
-    /** Completes exactly one batch's listeners, captured when the batch was written. */
-    private static final class BatchCompletion implements ChannelFutureListener {
+    /**
+     * The queued close: everything before it has been handed to the channel and flushed. Closes once the socket
+     * has taken all of it; an empty write completes only after every write before it.
+     */
+    private final class GracefulClose implements QueuedCommand {
+        @Override
+        public void run(Channel ch) {
+            ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ch.close());
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            channel.close(); // the queue failed (closed channel, loop gone): nothing left to flush, close at once
+        }
+    }
+
+    /**
+     * Completes exactly one batch's listeners, captured when the batch was handed to the channel, and gives the
+     * batch's bytes back to the cap.
+     */
+    private final class BatchCompletion implements ChannelFutureListener {
         private final WriteListener[] listeners;
         private final int count;
+        private final long bytes;
 
-        BatchCompletion(WriteListener[] listeners, int count) {
+        BatchCompletion(WriteListener[] listeners, int count, long bytes) {
             this.listeners = listeners;
             this.count = count;
+            this.bytes = bytes;
         }
 
         @Override
         public void operationComplete(ChannelFuture future) {
+            pendingBytes.addAndGet(-bytes);
+            if (readingPaused) {
+                resumeReadingIfDrained();
+            }
             Throwable cause = future.cause();
             for (int i = 0; i < count; i++) {
                 WriteListener l = listeners[i];
@@ -372,7 +582,8 @@ public final class WriteQueue {
                     if (cause == null) {
                         l.onWritten();
                     } else {
-                        l.onWriteFailed(cause);
+                        // Handed to the channel: some of the batch may have reached the peer before it failed.
+                        l.onWriteOutcomeUnknown(cause);
                     }
                 } catch (Throwable t) {
                     log.warn("WriteListener threw", t);
@@ -381,7 +592,8 @@ public final class WriteQueue {
         }
     }
 
-    private static final class Item {
+    /** One queued frame (with its listener) or command. */
+    static final class Item {
         final ByteBuf frame;
         final int size;
         final WriteListener listener;

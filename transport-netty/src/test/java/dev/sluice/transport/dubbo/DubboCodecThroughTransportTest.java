@@ -1,6 +1,7 @@
 package dev.sluice.transport.dubbo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -152,6 +153,63 @@ class DubboCodecThroughTransportTest {
         assertTrue(e.getMessage().contains("not written"), e.getMessage());
     }
 
+    // Issue 12 item 2 through the Dubbo adapter: a send(sent=true) that times out while its message is still queued
+    // takes it back, so "never written" is true; the queue then finds it withdrawn and releases it unwritten.
+    @Test
+    void aWaitForTheWriteThatTimesOutWhileQueuedWithdrawsTheMessage() {
+        RecordingConnection held = new RecordingConnection();
+        held.holdWrites = true; // as a write queue behind a peer that does not read
+        SluiceChannel slow = SluiceChannel.of(held, URL.addParameter("timeout", 100), handler, null);
+        Request call = new Request();
+        call.setVersion(Version.getProtocolVersion());
+        call.setTwoWay(false);
+        call.setData(invocation());
+        try {
+            RemotingException e = assertThrows(RemotingException.class, () -> slow.send(call, true));
+            assertTrue(e.getMessage().contains("withdrawn, never written"), e.getMessage());
+            assertEquals(1, held.held.size());
+            WriteListener queued = held.held.get(0);
+            assertFalse(queued.beforeWrite(), "the drain finds the message withdrawn and does not write it");
+            assertEquals(List.of(), handler.sent, "never reported as sent");
+        } finally {
+            held.frames.forEach(ByteBuf::release); // what the write queue does with a withdrawn frame
+        }
+    }
+
+    // ... and once the queue has taken it, the timeout cannot say "not written".
+    @Test
+    void aWaitForTheWriteThatTimesOutAfterTheQueueTookTheMessageSaysItMayHaveBeenReceived() {
+        RecordingConnection held = new RecordingConnection();
+        held.holdWrites = true;
+        held.takeHeld = true; // the drain has handed it to the socket, which has not taken it all
+        SluiceChannel slow = SluiceChannel.of(held, URL.addParameter("timeout", 100), handler, null);
+        Request call = new Request();
+        call.setVersion(Version.getProtocolVersion());
+        call.setTwoWay(false);
+        call.setData(invocation());
+        try {
+            RemotingException e = assertThrows(RemotingException.class, () -> slow.send(call, true));
+            assertTrue(e.getMessage().contains("the peer may have received it"), e.getMessage());
+        } finally {
+            held.frames.forEach(ByteBuf::release);
+        }
+    }
+
+    // A write that fails after the message was handed to the socket: the local answer must not say "not written".
+    @Test
+    void aWriteThatFailsAfterHandOffIsAnsweredLocallyAsMaybeReceived() throws Exception {
+        connection.failAfterHandOff = true;
+        Request call = new Request();
+        call.setVersion(Version.getProtocolVersion());
+        call.setTwoWay(true);
+        call.setData(invocation());
+        channel.send(call, false);
+        Response answer = assertInstanceOf(Response.class, handler.received.get(0));
+        assertEquals(call.getId(), answer.getId());
+        assertFalse(answer.getErrorMessage().contains("not written"), answer.getErrorMessage());
+        assertTrue(answer.getErrorMessage().contains("may have received it"), answer.getErrorMessage());
+    }
+
     @Test
     void oneDubboChannelPerConnection() {
         assertSame(channel, channelOf(connection));
@@ -179,6 +237,13 @@ class DubboCodecThroughTransportTest {
         final FrameEncoder encoder = codec.encoder();
         int releasedOnFailure;
         boolean failWrites;
+        /** Keep the frame and its listener, as a queue that has not drained yet (the test drains). */
+        boolean holdWrites;
+        /** With {@link #holdWrites}: the drain has taken the frame (beforeWrite) but its write has not completed. */
+        boolean takeHeld;
+        /** Report the write as failed after hand-off (part of it may have left). */
+        boolean failAfterHandOff;
+        final List<WriteListener> held = new ArrayList<>();
         boolean closed;
 
         @Override
@@ -194,6 +259,20 @@ class DubboCodecThroughTransportTest {
             if (failWrites) {
                 buf.release();
                 listener.onWriteFailed(new ConnectionClosedException("test: connection lost"));
+                return;
+            }
+            if (holdWrites) {
+                frames.add(buf);
+                held.add(listener);
+                if (takeHeld) {
+                    assertTrue(listener.beforeWrite());
+                }
+                return;
+            }
+            if (failAfterHandOff) {
+                assertTrue(listener.beforeWrite());
+                buf.release();
+                listener.onWriteOutcomeUnknown(new java.io.IOException("test: connection reset mid-write"));
                 return;
             }
             frames.add(buf);

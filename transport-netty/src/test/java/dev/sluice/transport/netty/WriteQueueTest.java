@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -457,6 +458,380 @@ class WriteQueueTest {
         }
     }
 
+    // Issue 12 item 2: a caller that gives up on a queued message withdraws it; "not sent" is then a guarantee.
+    @Test
+    void aMessageWithdrawnBeforeTheDrainTookItIsReleasedUnwrittenAndNeverReachesThePeer() throws Exception {
+        LocalPair p = open();
+        CountDownLatch gate = p.blockLoop();
+        List<ByteBuf> frames = new ArrayList<>();
+        List<Probe> probes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ByteBuf f = TestFrames.frame(ALLOC, 0, i, 0);
+            frames.add(f);
+            Probe probe = new Probe();
+            probes.add(probe);
+            p.queue().enqueue(f, probe);
+        }
+        probes.get(1).withdraw = true; // as a timed-out call does, while the frame is still queued
+        probes.get(4).withdraw = true;
+        gate.countDown();
+        p.awaitReceived(3);
+        p.sync();
+        List<Integer> seqs = new ArrayList<>();
+        for (int[] frame : p.received) {
+            seqs.add(frame[1]);
+        }
+        assertEquals(List.of(0, 2, 3), seqs, "withdrawn frames are never written");
+        for (int i : new int[] {1, 4}) {
+            assertEquals(0, frames.get(i).refCnt(), "withdrawn frame " + i + " released");
+            assertEquals(0, probes.get(i).calls.get(), "a withdrawn message's listener hears nothing more");
+        }
+        for (int i : new int[] {0, 2, 3}) {
+            assertTrue(probes.get(i).written.await(5, TimeUnit.SECONDS));
+        }
+        assertEquals(0, p.queue().pendingBytes());
+    }
+
+    // Issue 12 item 2: a write that fails after the frames were handed to the socket cannot claim "not written".
+    @Test
+    void aBatchThatFailsAfterItWasHandedToTheSocketReportsOutcomeUnknownNotNotSent() throws Exception {
+        LocalPair p = open();
+        p.recorder.hold = true;
+        CountDownLatch gate = p.blockLoop();
+        List<Probe> batch = enqueue(p, 5, 0);
+        gate.countDown();
+        p.sync();
+        assertEquals(1, p.recorder.held.size(), "the batch was handed to the channel as one write");
+        Object[] held = p.recorder.held.remove(0);
+        ReferenceCountUtil.release(held[0]);
+        p.group.next().execute(() -> ((ChannelPromise) held[1]).setFailure(new java.io.IOException("reset mid-batch")));
+        for (Probe probe : batch) {
+            assertTrue(probe.done.await(5, TimeUnit.SECONDS));
+            assertTrue(probe.outcomeUnknown, "reported through onWriteOutcomeUnknown: part of the batch may have left");
+            assertEquals("reset mid-batch", probe.failure.get().getMessage());
+            assertEquals(1, probe.calls.get());
+        }
+    }
+
+    // Issue 12 item 5: the producer that owns a rejected drain must not strand a frame another producer queued
+    // while it was failing the queue. Run many times: the window is a few instructions wide.
+    @Test
+    void producersRacingARejectedDrainNeverStrandAFrame() throws Exception {
+        DefaultEventLoop deadLoop = new DefaultEventLoop();
+        deadLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        int producers = 4;
+        int perProducer = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(producers);
+        EmbeddedChannel channel = new EmbeddedChannel();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        int iterations = 0;
+        try {
+            for (; iterations < 2000 && System.nanoTime() < deadline; iterations++) {
+                WriteQueue q = new WriteQueue(channel, deadLoop, 128, 1 << 20, 1 << 20,
+                        dev.sluice.transport.BatchWrite.COMPOSITE);
+                List<Object[]> accepted = raceProducers(pool, producers, perProducer, q, null);
+                for (Object[] a : accepted) {
+                    Probe probe = (Probe) a[1];
+                    assertTrue(probe.done.await(2, TimeUnit.SECONDS), "iteration " + iterations
+                            + ": a frame was stranded in the queue; its listener never heard of it");
+                    assertEquals(1, probe.calls.get(), "told exactly once");
+                    assertEquals(0, ((ByteBuf) a[0]).refCnt(), "released");
+                }
+                assertEquals(0, q.pendingBytes(), "iteration " + iterations);
+            }
+        } finally {
+            pool.shutdownNow();
+            channel.finishAndReleaseAll();
+        }
+        assertTrue(iterations >= 200, "ran " + iterations + " iterations");
+    }
+
+    // Issue 12 item 5: while the loop shuts down, channelClosed (on the loop) and a producer whose drain was
+    // rejected must not both consume the single-consumer queue.
+    @Test
+    void channelClosedOnAShuttingDownLoopNeverConsumesBesideAProducer() throws Exception {
+        ShuttingDownLoop loop = new ShuttingDownLoop();
+        int producers = 3;
+        int perProducer = 40;
+        ExecutorService pool = Executors.newFixedThreadPool(producers);
+        EmbeddedChannel channel = new EmbeddedChannel();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        int iterations = 0;
+        try {
+            for (; iterations < 1000 && System.nanoTime() < deadline; iterations++) {
+                loop.rejecting = false;
+                WriteQueue q = new WriteQueue(channel, loop, 128, 1 << 20, 1 << 20,
+                        dev.sluice.transport.BatchWrite.COMPOSITE);
+                loop.rejecting = true; // from here on execute() rejects, as a loop past its shutdown point does
+                List<Object[]> accepted = raceProducers(pool, producers, perProducer, q, loop);
+                for (Object[] a : accepted) {
+                    Probe probe = (Probe) a[1];
+                    assertTrue(probe.done.await(2, TimeUnit.SECONDS), "iteration " + iterations + ": stranded");
+                    assertEquals(1, probe.calls.get(), "iteration " + iterations + ": told exactly once");
+                    assertEquals(0, ((ByteBuf) a[0]).refCnt(), "released");
+                }
+                assertEquals(0, q.pendingBytes(), "iteration " + iterations);
+            }
+        } finally {
+            pool.shutdownNow();
+            loop.rejecting = false;
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            channel.finishAndReleaseAll();
+        }
+        assertTrue(iterations >= 100, "ran " + iterations + " iterations");
+    }
+
+    /**
+     * {@code producers} threads enqueue {@code perProducer} frames each, all released at once; with {@code loop}
+     * set, a task on that loop calls {@code channelClosed} at the same moment. Returns {frame, probe} of every
+     * frame enqueue accepted; refused frames are checked released here.
+     */
+    private static List<Object[]> raceProducers(ExecutorService pool, int producers, int perProducer, WriteQueue q,
+                                                ShuttingDownLoop loop) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(producers + (loop == null ? 0 : 1));
+        List<Future<List<Object[]>>> fs = new ArrayList<>();
+        for (int t = 0; t < producers; t++) {
+            int producer = t;
+            fs.add(pool.submit(() -> {
+                List<Object[]> accepted = new ArrayList<>();
+                start.await(10, TimeUnit.SECONDS);
+                for (int i = 0; i < perProducer; i++) {
+                    ByteBuf f = TestFrames.frame(ALLOC, producer, i, 0);
+                    Probe probe = new Probe();
+                    try {
+                        q.enqueue(f, probe);
+                        accepted.add(new Object[] {f, probe});
+                    } catch (ConnectionClosedException e) {
+                        assertEquals(0, f.refCnt(), "a refused frame is released");
+                    }
+                }
+                return accepted;
+            }));
+        }
+        Future<?> closer = null;
+        if (loop != null) {
+            CompletableFuture<Void> closed = new CompletableFuture<>();
+            loop.runAnyway(() -> {
+                try {
+                    start.await(10, TimeUnit.SECONDS);
+                    q.channelClosed(new ConnectionClosedException("closed by the test"));
+                    closed.complete(null);
+                } catch (Throwable t) {
+                    closed.completeExceptionally(t);
+                }
+            });
+            closer = closed;
+        }
+        List<Object[]> all = new ArrayList<>();
+        for (Future<List<Object[]>> f : fs) {
+            all.addAll(f.get(20, TimeUnit.SECONDS));
+        }
+        if (closer != null) {
+            closer.get(20, TimeUnit.SECONDS);
+        }
+        return all;
+    }
+
+    // Item 5, the exact interleaving: producer B passed the closed check; producer A's drain is rejected, A fails
+    // the queue and finds it empty; B offers its frame (and finds the flag taken) before A clears the flag.
+    @Test
+    void aFrameOfferedAsTheOwnerOfARejectedDrainFindsTheQueueEmptyIsStillFailed() throws Exception {
+        ShuttingDownLoop loop = new ShuttingDownLoop();
+        loop.rejecting = true;
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            HookQueue items = new HookQueue();
+            WriteQueue q = new WriteQueue(channel, loop, 128, 1 << 20, 1 << 20,
+                    dev.sluice.transport.BatchWrite.COMPOSITE, items);
+            ByteBuf frameB = TestFrames.frame(ALLOC, 1, 0, 0);
+            Probe probeB = new Probe();
+            CountDownLatch bGo = new CountDownLatch(1);
+            Future<?> b = other.submit(() -> {
+                loop.hold(Thread.currentThread(), bGo); // held inside enqueue, after the closed check
+                q.enqueue(frameB, probeB);
+                return null;
+            });
+            assertTrue(loop.held.await(5, TimeUnit.SECONDS), "B is past the closed check");
+            items.onEmptyPoll = () -> { // A has failed everything it found; now B offers
+                bGo.countDown();
+                try {
+                    b.get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            ByteBuf frameA = TestFrames.frame(ALLOC, 0, 0, 0);
+            Probe probeA = new Probe();
+            q.enqueue(frameA, probeA); // the drain is rejected: A fails the queue itself
+            assertTrue(probeA.done.await(1, TimeUnit.SECONDS));
+            assertNull(items.onEmptyPoll, "the interleaving happened");
+            assertTrue(probeB.done.await(2, TimeUnit.SECONDS), "B's frame was stranded: its listener never heard");
+            assertInstanceOf(ConnectionClosedException.class, probeB.failure.get());
+            assertEquals(0, frameB.refCnt(), "B's frame released");
+            assertEquals(0, frameA.refCnt());
+            assertEquals(0, q.pendingBytes());
+        } finally {
+            other.shutdownNow();
+            loop.rejecting = false;
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    // Item 5, the exact interleaving: a producer whose drain was rejected is failing the queue when the loop, which
+    // still runs the tasks it accepted, closes the channel. channelClosed must leave the queue to that producer.
+    @Test
+    void channelClosedWhileAProducerFailsTheQueueDoesNotConsumeBesideIt() throws Exception {
+        ShuttingDownLoop loop = new ShuttingDownLoop();
+        EmbeddedChannel channel = new EmbeddedChannel();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            HookQueue items = new HookQueue();
+            WriteQueue q = new WriteQueue(channel, loop, 128, 1 << 20, 1 << 20,
+                    dev.sluice.transport.BatchWrite.COMPOSITE, items);
+            List<Object[]> others = new ArrayList<>();
+            // While A's execute is being rejected, other producers queue frames (the flag is A's, so they leave
+            // them to A).
+            loop.onReject = () -> {
+                try {
+                    other.submit(() -> {
+                        for (int i = 0; i < 10; i++) {
+                            ByteBuf f = TestFrames.frame(ALLOC, 1, i, 0);
+                            Probe probe = new Probe();
+                            q.enqueue(f, probe);
+                            others.add(new Object[] {f, probe});
+                        }
+                        return null;
+                    }).get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            loop.rejecting = true;
+            CompletableFuture<Void> closedOnLoop = new CompletableFuture<>();
+            AtomicReference<Throwable> aFailure = new AtomicReference<>();
+            WriteListener a = new WriteListener() {
+                @Override
+                public void onWritten() {
+                }
+
+                @Override
+                public void onWriteFailed(Throwable cause) {
+                    aFailure.set(cause);
+                    // A is the consumer now, in the middle of failing the queue. The loop closes the channel.
+                    items.busyConsumer = Thread.currentThread();
+                    loop.runAnyway(() -> {
+                        try {
+                            q.channelClosed(new ConnectionClosedException("closed while the loop shuts down"));
+                            closedOnLoop.complete(null);
+                        } catch (Throwable t) {
+                            closedOnLoop.completeExceptionally(t);
+                        }
+                    });
+                    try {
+                        closedOnLoop.get(5, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    } finally {
+                        items.busyConsumer = null;
+                    }
+                }
+            };
+            ByteBuf frameA = TestFrames.frame(ALLOC, 0, 0, 0);
+            q.enqueue(frameA, a);
+            closedOnLoop.get(5, TimeUnit.SECONDS);
+            assertInstanceOf(ConnectionClosedException.class, aFailure.get());
+            assertEquals(10, others.size());
+            assertEquals(0, items.overlaps.get(), "the loop consumed the queue while the producer was consuming it");
+            for (Object[] o : others) {
+                Probe probe = (Probe) o[1];
+                assertTrue(probe.done.await(2, TimeUnit.SECONDS), "stranded");
+                assertEquals(1, probe.calls.get(), "told exactly once");
+                assertEquals(0, ((ByteBuf) o[0]).refCnt());
+            }
+            assertEquals(0, q.pendingBytes());
+        } finally {
+            other.shutdownNow();
+            loop.rejecting = false;
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /**
+     * An event loop that rejects new tasks while {@link #rejecting} (running {@link #onReject} first, once), yet
+     * still runs what it was given before, as a loop past its shutdown point does; it can hold one thread inside
+     * {@code inEventLoop()}, the call {@code enqueue} makes between its closed check and its offer.
+     */
+    static final class ShuttingDownLoop extends DefaultEventLoop {
+        volatile boolean rejecting;
+        volatile Runnable onReject;
+        final CountDownLatch held = new CountDownLatch(1);
+        private volatile Thread holdThread;
+        private volatile CountDownLatch holdUntil;
+
+        @Override
+        public void execute(Runnable task) {
+            if (rejecting) {
+                Runnable hook = onReject;
+                onReject = null;
+                if (hook != null) {
+                    hook.run();
+                }
+                throw new java.util.concurrent.RejectedExecutionException("event executor terminated (test)");
+            }
+            super.execute(task);
+        }
+
+        void runAnyway(Runnable task) {
+            super.execute(task);
+        }
+
+        void hold(Thread t, CountDownLatch until) {
+            holdUntil = until;
+            holdThread = t;
+        }
+
+        @Override
+        public boolean inEventLoop(Thread thread) {
+            if (thread == holdThread) {
+                holdThread = null;
+                held.countDown();
+                try {
+                    holdUntil.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.inEventLoop(thread);
+        }
+    }
+
+    /** A many-producer queue that runs a hook when a poll finds it empty and counts polls beside a busy consumer. */
+    static final class HookQueue extends java.util.concurrent.ConcurrentLinkedQueue<WriteQueue.Item> {
+        volatile Runnable onEmptyPoll;
+        volatile Thread busyConsumer;
+        final java.util.concurrent.atomic.AtomicInteger overlaps = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public WriteQueue.Item poll() {
+            Thread busy = busyConsumer;
+            if (busy != null && busy != Thread.currentThread()) {
+                overlaps.incrementAndGet();
+            }
+            WriteQueue.Item item = super.poll();
+            if (item == null) {
+                Runnable hook = onEmptyPoll;
+                if (hook != null) {
+                    onEmptyPoll = null;
+                    hook.run();
+                }
+            }
+            return item;
+        }
+    }
+
     private static List<Probe> enqueue(LocalPair p, int n, int padding) {
         List<Probe> probes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -475,22 +850,42 @@ class WriteQueueTest {
         assertEquals(n, i);
     }
 
-    /** Records the outcome of one message. */
+    /** Records the outcome of one message, and how often it was told anything. */
     static final class Probe implements WriteListener {
         final CountDownLatch written = new CountDownLatch(1);
         final CountDownLatch done = new CountDownLatch(1);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
+        /** Set when the failure came through {@link #onWriteOutcomeUnknown}: handed to the socket, then failed. */
+        volatile boolean outcomeUnknown;
+        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        /** When set, {@link #beforeWrite} withdraws the message, as a caller that timed out does. */
+        volatile boolean withdraw;
+        final java.util.concurrent.atomic.AtomicInteger beforeWriteCalls = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public boolean beforeWrite() {
+            beforeWriteCalls.incrementAndGet();
+            return !withdraw;
+        }
 
         @Override
         public void onWritten() {
+            calls.incrementAndGet();
             written.countDown();
             done.countDown();
         }
 
         @Override
         public void onWriteFailed(Throwable cause) {
+            calls.incrementAndGet();
             failure.set(cause);
             done.countDown();
+        }
+
+        @Override
+        public void onWriteOutcomeUnknown(Throwable cause) {
+            outcomeUnknown = true;
+            onWriteFailed(cause);
         }
     }
 }
