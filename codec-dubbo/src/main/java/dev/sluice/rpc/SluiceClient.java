@@ -75,8 +75,11 @@ public final class SluiceClient implements AutoCloseable {
     private final Duration idleTimeout;
     private final Executor callbackExecutor;
     private final Timer timer;
+    /** Empty (and then never touched on a call) when no interceptor is registered. */
+    private final SluiceInterceptor[] interceptors;
 
     private SluiceClient(Builder b) {
+        this.interceptors = Interceptors.of(b.interceptors);
         this.allowlist = b.allowlist;
         this.defaultTimeout = b.timeout;
         this.defaultSerialization = b.serialization;
@@ -159,6 +162,61 @@ public final class SluiceClient implements AutoCloseable {
     }
 
     Object invoke(MethodMeta meta, Object[] args) throws Throwable {
+        if (interceptors.length == 0) {
+            return send(meta, args, null);
+        }
+        return intercepted(meta, args);
+    }
+
+    /**
+     * A call through the interceptors: {@code onCall} on the calling thread, then the call, then {@code onComplete}
+     * where the caller gets the outcome (the calling thread, or the callback executor before the caller's future
+     * completes).
+     */
+    @SuppressWarnings("unchecked")
+    private Object intercepted(MethodMeta meta, Object[] args) throws Throwable {
+        HashMap<String, Object> attachments = new HashMap<>(meta.attachments);
+        Map<String, Object> extra = SluiceContext.current().takeOutgoing();
+        if (extra != null) {
+            attachments.putAll(extra);
+        }
+        Invocation inv = new Invocation(Invocation.Side.CLIENT, meta.method.servicePath(),
+                meta.method.serviceVersion(), meta.group, meta.method.methodName(), args, attachments, meta.oneWay,
+                meta.async);
+        Interceptors.before(interceptors, inv);
+        Object result;
+        try {
+            result = send(meta, args, attachments);
+        } catch (Throwable t) { // NOPMD: the interceptors see every outcome, then the caller gets it unchanged
+            InterceptorException failure = Interceptors.after(interceptors, inv,
+                    Outcome.client(null, t, System.nanoTime() - inv.startNanos()));
+            throw failure != null ? failure : t;
+        }
+        if (meta.async && !meta.oneWay) {
+            CompletableFuture<Object> caller = new CompletableFuture<>();
+            ((CompletableFuture<Object>) result).whenComplete((value, error) -> {
+                InterceptorException failure = Interceptors.after(interceptors, inv,
+                        Outcome.client(value, error, System.nanoTime() - inv.startNanos()));
+                if (failure != null) {
+                    caller.completeExceptionally(failure);
+                } else if (error != null) {
+                    caller.completeExceptionally(error);
+                } else {
+                    caller.complete(value);
+                }
+            });
+            return caller;
+        }
+        InterceptorException failure = Interceptors.after(interceptors, inv,
+                Outcome.client(result, null, System.nanoTime() - inv.startNanos()));
+        if (failure != null) {
+            throw failure;
+        }
+        return result;
+    }
+
+    /** Sends one call; {@code given} are the attachments to send when interceptors prepared them. */
+    private Object send(MethodMeta meta, Object[] args, Map<String, Object> given) throws Throwable {
         if (!meta.async && !meta.oneWay && ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
             // Waiting here would stall every connection of that loop, and on this client's own loop the response
             // could never be read: the call would only end with its timeout.
@@ -171,11 +229,14 @@ public final class SluiceClient implements AutoCloseable {
             throw new RpcException(0, "Not sent: provider " + transport.remoteAddress() + " is shutting down"
                     + " (readonly event received); retry on another provider", true, null);
         }
-        Map<String, Object> attachments = meta.attachments;
-        Map<String, Object> extra = SluiceContext.current().takeOutgoing();
-        if (extra != null) {
-            attachments = new HashMap<>(meta.attachments);
-            attachments.putAll(extra);
+        Map<String, Object> attachments = given;
+        if (attachments == null) {
+            attachments = meta.attachments;
+            Map<String, Object> extra = SluiceContext.current().takeOutgoing();
+            if (extra != null) {
+                attachments = new HashMap<>(meta.attachments);
+                attachments.putAll(extra);
+            }
         }
         long id = ids.getAndIncrement();
         if (meta.oneWay) {
@@ -504,6 +565,7 @@ public final class SluiceClient implements AutoCloseable {
     /** Per-method facts of a proxy, computed once. */
     static final class MethodMeta {
         final DubboMethod method;
+        final String group;
         final String description;
         final Class<?> returnClass;
         final Type valueType;
@@ -516,6 +578,7 @@ public final class SluiceClient implements AutoCloseable {
         MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
                    Serialization serialization, Map<String, Object> fixed) {
             this.method = DubboMethod.of(iface, m, version);
+            this.group = group;
             this.description = iface.getSimpleName() + "." + m.getName();
             this.returnClass = m.getReturnType();
             this.async = CompletableFuture.class.isAssignableFrom(returnClass);
@@ -665,8 +728,20 @@ public final class SluiceClient implements AutoCloseable {
         private boolean failIfNotConnected;
         private Serialization serialization = Serialization.FASTJSON2;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
+        private final java.util.List<SluiceInterceptor> interceptors = new java.util.ArrayList<>();
 
         private Builder() {
+        }
+
+        /**
+         * Adds interceptors around every call of this client, after those added before: {@code onCall} runs in the
+         * order added, {@code onComplete} in the reverse order. See {@link SluiceInterceptor} for threads.
+         */
+        public Builder intercept(SluiceInterceptor... interceptors) {
+            for (SluiceInterceptor i : interceptors) {
+                this.interceptors.add(Objects.requireNonNull(i, "interceptor"));
+            }
+            return this;
         }
 
         public Builder address(String host, int port) {

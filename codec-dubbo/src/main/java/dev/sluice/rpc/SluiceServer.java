@@ -86,8 +86,11 @@ public final class SluiceServer implements AutoCloseable {
     private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
     private volatile boolean closing;
+    /** Empty (and then never touched on a call) when no interceptor is registered. */
+    private final SluiceInterceptor[] interceptors;
 
     private SluiceServer(Builder b) {
+        this.interceptors = Interceptors.of(b.interceptors);
         this.services = new ConcurrentHashMap<>(b.services);
         this.queuedBytesLimit = b.queuedBytesLimit;
         ClassAllowlist allowlist = b.allowlist;
@@ -362,21 +365,38 @@ public final class SluiceServer implements AutoCloseable {
 
     private void invoke(Connection connection, DubboRequest request, Object impl, Method method) {
         SluiceContext ctx = SluiceContext.current();
-        ctx.setIncoming(request.attachments());
+        Invocation inv = null;
         boolean async = false;
         try {
+            if (interceptors.length == 0) {
+                ctx.setIncoming(request.attachments());
+            } else {
+                inv = new Invocation(Invocation.Side.SERVER, request.servicePath(), request.serviceVersion(),
+                        request.group(), request.methodName(), request.arguments(),
+                        new HashMap<>(request.attachments()), !request.isTwoWay(),
+                        CompletionStage.class.isAssignableFrom(method.getReturnType()));
+                ctx.setIncoming(inv.attachments());
+                try {
+                    Interceptors.before(interceptors, inv);
+                } catch (InterceptorException e) {
+                    answer(connection, request, DubboResponse.replyError(request,
+                            DubboConstants.STATUS_SERVICE_ERROR, e.getMessage()));
+                    return;
+                }
+            }
             Object result = method.invoke(impl, request.arguments());
             Map<String, Object> extra = ctx.takeResponseAttachments();
             if (result instanceof CompletionStage && CompletionStage.class.isAssignableFrom(method.getReturnType())) {
                 async = true;
+                Invocation stageInv = inv;
                 ((CompletionStage<?>) result).whenComplete((value, error) -> {
                     try {
                         if (error != null) {
                             Throwable cause = error instanceof java.util.concurrent.CompletionException
                                     && error.getCause() != null ? error.getCause() : error;
-                            answer(connection, request, withAttachments(request, null, cause, extra));
+                            answer(connection, request, outcome(stageInv, request, null, cause, extra));
                         } else {
-                            answer(connection, request, withAttachments(request, value, null, extra));
+                            answer(connection, request, outcome(stageInv, request, value, null, extra));
                         }
                     } finally {
                         finished();
@@ -384,18 +404,44 @@ public final class SluiceServer implements AutoCloseable {
                 });
                 return;
             }
-            answer(connection, request, withAttachments(request, result, null, extra));
+            answer(connection, request, outcome(inv, request, result, null, extra));
         } catch (InvocationTargetException e) {
-            answer(connection, request, withAttachments(request, null, e.getCause(), ctx.takeResponseAttachments()));
+            answer(connection, request, outcome(inv, request, null, e.getCause(), ctx.takeResponseAttachments()));
         } catch (Throwable t) {
-            answer(connection, request, DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR,
-                    "Failed to invoke " + method + ": " + t));
+            String text = "Failed to invoke " + method + ": " + t;
+            if (inv != null) {
+                InterceptorException failure = Interceptors.after(interceptors, inv, new Outcome(
+                        Outcome.Kind.FAILURE, null, t, DubboConstants.STATUS_SERVICE_ERROR,
+                        System.nanoTime() - inv.startNanos()));
+                if (failure != null) {
+                    text += "; then " + failure.getMessage();
+                }
+            }
+            answer(connection, request, DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR, text));
         } finally {
             ctx.clearServer();
             if (!async) {
                 finished();
             }
         }
+    }
+
+    /**
+     * The response for a service's value or exception, after the interceptors (when any) saw it; an interceptor
+     * that threw in {@code onComplete} turns it into a {@code SERVICE_ERROR} naming it.
+     */
+    private DubboResponse outcome(Invocation inv, DubboRequest request, Object value, Throwable error,
+                                  Map<String, Object> extra) {
+        if (inv != null) {
+            InterceptorException failure = Interceptors.after(interceptors, inv, new Outcome(
+                    error == null ? Outcome.Kind.SUCCESS : Outcome.Kind.APPLICATION_EXCEPTION, value, error,
+                    DubboConstants.STATUS_OK, System.nanoTime() - inv.startNanos()));
+            if (failure != null) {
+                return DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR, failure.getMessage()
+                        + ". The call was executed.");
+            }
+        }
+        return withAttachments(request, value, error, extra);
     }
 
     private static DubboResponse withAttachments(DubboRequest request, Object value, Throwable error,
@@ -585,8 +631,22 @@ public final class SluiceServer implements AutoCloseable {
         private SslContext tls;
         private final ClassAllowlist allowlist = ClassAllowlist.strict();
         private java.util.Set<Serialization> serializations = java.util.EnumSet.allOf(Serialization.class);
+        private final List<SluiceInterceptor> interceptors = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /**
+         * Adds interceptors around every service call, after those added before: {@code onCall} runs in the order
+         * added, {@code onComplete} in the reverse order, on the thread that runs the service method (see
+         * {@link SluiceInterceptor}). Heartbeats, events, {@code $echo} and calls refused before they reach the
+         * executor (unknown service, pool exhausted, shutting down) are not intercepted.
+         */
+        public Builder intercept(SluiceInterceptor... interceptors) {
+            for (SluiceInterceptor i : interceptors) {
+                this.interceptors.add(Objects.requireNonNull(i, "interceptor"));
+            }
+            return this;
         }
 
         /**
