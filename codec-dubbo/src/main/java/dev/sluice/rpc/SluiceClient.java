@@ -306,6 +306,14 @@ public final class SluiceClient implements AutoCloseable {
     /** Settles what the provider can have seen of a timed-out call; a call still queued is withdrawn first. */
     private RpcTimeoutException timeoutException(PendingCall call) {
         SendState state = call.settle();
+        dev.sluice.transport.jfr.CallTimeoutEvent event = new dev.sluice.transport.jfr.CallTimeoutEvent();
+        if (event.shouldCommit()) {
+            event.method = call.meta.description;
+            event.sendState = state.name();
+            event.timeout = call.meta.timeoutMillis;
+            event.remoteAddress = String.valueOf(transport.remoteAddress());
+            event.commit();
+        }
         switch (state) {
             case NOT_SENT:
                 return new RpcTimeoutException("Not sent: " + call.meta.description + " was still queued for "

@@ -14,6 +14,13 @@ public class FrameTooLargeException extends SluiceException {
                 + " bytes; raise the payload limit on both peers or send less data per call");
         this.size = size;
         this.limit = limit;
+        dev.sluice.transport.jfr.FrameRejectedEvent event = new dev.sluice.transport.jfr.FrameRejectedEvent();
+        if (event.shouldCommit()) {
+            event.size = size;
+            event.limit = limit;
+            event.what = what;
+            event.commit();
+        }
     }
 
     public long size() {

@@ -3,6 +3,8 @@ package dev.sluice.transport.netty;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
 import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.jfr.ConnectEvent;
+import dev.sluice.transport.jfr.DisconnectEvent;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
@@ -22,6 +24,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private final NettyConnection connection;
     private final TransportHandler handler;
     private final Runnable onClosed;
+    /** The last error seen on this channel, for the disconnect event. */
+    private Throwable lastError;
 
     ConnectionHandler(NettyConnection connection, TransportHandler handler, Runnable onClosed) {
         this.connection = connection;
@@ -31,6 +35,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        ConnectEvent event = new ConnectEvent();
+        if (event.shouldCommit()) {
+            event.localAddress = String.valueOf(ctx.channel().localAddress());
+            event.remoteAddress = String.valueOf(ctx.channel().remoteAddress());
+            event.commit();
+        }
         try {
             handler.connected(connection);
         } catch (Throwable t) {
@@ -53,6 +63,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().isWritable()) {
             connection.writeQueue().channelWritable();
+        } else {
+            connection.writeQueue().channelUnwritable();
         }
         super.channelWritabilityChanged(ctx);
     }
@@ -86,6 +98,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable reported = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        lastError = reported;
         try {
             handler.caught(connection, reported);
         } catch (Throwable t) {
@@ -105,6 +118,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ConnectionClosedException cause = new ConnectionClosedException(
                 "Connection " + ctx.channel().localAddress() + " -> " + ctx.channel().remoteAddress() + " closed");
         connection.writeQueue().channelClosed(cause);
+        DisconnectEvent event = new DisconnectEvent();
+        if (event.shouldCommit()) {
+            event.localAddress = String.valueOf(ctx.channel().localAddress());
+            event.remoteAddress = String.valueOf(ctx.channel().remoteAddress());
+            event.cause = lastError == null ? null : lastError.toString();
+            event.commit();
+        }
         try {
             handler.disconnected(connection, cause);
         } catch (Throwable t) {

@@ -4,6 +4,9 @@ import dev.sluice.transport.BatchWrite;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.jfr.PendingBytesExceededEvent;
+import dev.sluice.transport.jfr.UnwritableEvent;
+import dev.sluice.transport.jfr.WriteBatchEvent;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -63,6 +66,11 @@ import org.slf4j.LoggerFactory;
  * would drop flushed-but-unwritten bytes on close). A close always happens: if that flush has not finished within
  * its bound (a peer that stopped reading), the channel is closed forcibly and what is left fails.
  *
+ * <p><b>Observability.</b> Each drain chunk, and each round of frames the loop wrote directly, is one
+ * {@link WriteBatchEvent} (JFR, disabled by default); a period of unwritability is one {@link UnwritableEvent}, a
+ * refusal for the cap one {@link PendingBytesExceededEvent}. With the events disabled the cost is one enabled-check
+ * per batch and per queued frame; enqueue times are taken only while {@code WriteBatch} events are enabled.
+ *
  * <p><b>Buffers.</b> The queue owns every buffer handed to {@code enqueue}, whatever happens: written (Netty
  * releases it), or released here when it fails or is withdrawn.
  */
@@ -98,6 +106,12 @@ public final class WriteQueue {
     private final int maxBytes;
     private final long pendingBytesCap;
     private final boolean gather;
+
+    /** Event loop only: frames written directly since the last flush of them, and their bytes (for events). */
+    private int directMessages;
+    private long directBytes;
+    /** Event loop only: the open unwritable period's event, when that event is enabled. */
+    private UnwritableEvent unwritable;
 
     /** Set by {@link #enqueueClose}: no new messages are accepted, queued ones are still written. */
     private volatile boolean closing;
@@ -149,6 +163,14 @@ public final class WriteQueue {
             long pending = pendingBytes.get();
             if (pending + size > pendingBytesCap) {
                 frame.release();
+                PendingBytesExceededEvent event = new PendingBytesExceededEvent();
+                if (event.shouldCommit()) {
+                    event.frameBytes = size;
+                    event.pendingBytes = pending;
+                    event.cap = pendingBytesCap;
+                    event.channel = channel.toString();
+                    event.commit();
+                }
                 requestReadPause();
                 throw new PendingBytesExceededException(pending, size, pendingBytesCap);
             }
@@ -164,6 +186,8 @@ public final class WriteQueue {
             // syscall, not one each. Unwritable: queue it like any other, the drain waits for writability.
             if (claim(listener)) {
                 writeOne(frame, size, listener);
+                directMessages++;
+                directBytes += size;
                 scheduleFlush();
             } else {
                 pendingBytes.addAndGet(-size);
@@ -171,13 +195,18 @@ public final class WriteQueue {
             }
             return;
         }
-        queue.offer(new Item(frame, size, listener, null));
+        queue.offer(new Item(frame, size, listener, null, batchEventsEnabled() ? System.nanoTime() : 0L));
         schedule();
+    }
+
+    /** Whether {@link WriteBatchEvent}s are being recorded. The event object does not escape: JIT removes it. */
+    private static boolean batchEventsEnabled() {
+        return new WriteBatchEvent().isEnabled();
     }
 
     /** Queues a control command behind everything queued so far. */
     void enqueueCommand(QueuedCommand command) {
-        queue.offer(new Item(null, 0, null, command));
+        queue.offer(new Item(null, 0, null, command, 0L));
         schedule();
     }
 
@@ -207,15 +236,43 @@ public final class WriteQueue {
     /** Event loop only: the channel became writable again; resume draining (and reading, if paused). */
     void channelWritable() {
         assert loop.inEventLoop();
+        endUnwritable();
         resumeReadingIfDrained();
         if (!queue.isEmpty()) {
             schedule();
         }
     }
 
+    /** Event loop only: the channel went over its high water mark; the drain waits for {@link #channelWritable}. */
+    void channelUnwritable() {
+        assert loop.inEventLoop();
+        if (unwritable == null) {
+            UnwritableEvent event = new UnwritableEvent();
+            if (event.isEnabled()) {
+                event.begin();
+                unwritable = event;
+            }
+        }
+    }
+
+    /** Event loop only: ends the open unwritable period, if one is being recorded. */
+    private void endUnwritable() {
+        UnwritableEvent event = unwritable;
+        if (event != null) {
+            unwritable = null;
+            event.end();
+            if (event.shouldCommit()) {
+                event.pendingBytes = pendingBytes.get();
+                event.channel = channel.toString();
+                event.commit();
+            }
+        }
+    }
+
     /** Event loop only: the channel closed. Fails and releases everything queued, and everything queued later. */
     void channelClosed(Throwable cause) {
         assert loop.inEventLoop();
+        endUnwritable();
         if (closedCause == null) {
             closedCause = cause;
         }
@@ -251,7 +308,29 @@ public final class WriteQueue {
 
     private void flushWritten() {
         flushScheduled = false;
+        int messages = directMessages;
+        if (messages == 0) {
+            channel.flush();
+            return;
+        }
+        long bytes = directBytes;
+        directMessages = 0;
+        directBytes = 0;
+        WriteBatchEvent event = new WriteBatchEvent();
+        if (!event.isEnabled()) {
+            channel.flush();
+            return;
+        }
+        event.begin();
         channel.flush();
+        event.end();
+        if (event.shouldCommit()) {
+            event.messages = messages;
+            event.bytes = bytes;
+            event.direct = true;
+            event.channel = channel.toString();
+            event.commit();
+        }
     }
 
     private void schedule() {
@@ -313,6 +392,13 @@ public final class WriteQueue {
         int count = 0;
         long bytes = 0;
         boolean wroteAny = false;
+        WriteBatchEvent event = new WriteBatchEvent();
+        boolean record = event.isEnabled();
+        if (record) {
+            event.begin();
+        }
+        int chunkMessages = 0;
+        long oldestEnqueued = 0;
         while (count < maxMessages && bytes < maxBytes) {
             Item item = queue.poll();
             if (item == null) {
@@ -362,6 +448,9 @@ public final class WriteQueue {
             bufs[count] = buf;
             sizes[count] = item.size;
             listeners[count] = item.listener;
+            if (chunkMessages++ == 0) {
+                oldestEnqueued = item.enqueuedNanos;
+            }
             count++;
             bytes += item.size;
         }
@@ -371,6 +460,17 @@ public final class WriteQueue {
         }
         if (wroteAny) {
             channel.flush();
+        }
+        if (record && chunkMessages > 0) {
+            event.end();
+            if (event.shouldCommit()) {
+                event.messages = chunkMessages;
+                event.bytes = bytes;
+                event.oldestWait = oldestEnqueued == 0 ? 0 : System.nanoTime() - oldestEnqueued;
+                event.chunkBoundHit = (count >= maxMessages || bytes >= maxBytes) && !queue.isEmpty();
+                event.channel = channel.toString();
+                event.commit();
+            }
         }
     }
 
@@ -598,12 +698,15 @@ public final class WriteQueue {
         final int size;
         final WriteListener listener;
         final QueuedCommand command;
+        /** {@link System#nanoTime()} at enqueue while batch events are recorded, else 0. */
+        final long enqueuedNanos;
 
-        Item(ByteBuf frame, int size, WriteListener listener, QueuedCommand command) {
+        Item(ByteBuf frame, int size, WriteListener listener, QueuedCommand command, long enqueuedNanos) {
             this.frame = frame;
             this.size = size;
             this.listener = listener;
             this.command = command;
+            this.enqueuedNanos = enqueuedNanos;
         }
     }
 }
