@@ -31,6 +31,7 @@ public final class TransportOptions {
     private final Duration closeTimeout;
     private final int socketSendBuffer;
     private final int socketReceiveBuffer;
+    private final TransportObserver observer;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -53,6 +54,7 @@ public final class TransportOptions {
         this.closeTimeout = b.closeTimeout;
         this.socketSendBuffer = b.socketSendBuffer;
         this.socketReceiveBuffer = b.socketReceiveBuffer;
+        this.observer = b.observer;
     }
 
     public static TransportOptions defaults() {
@@ -85,6 +87,7 @@ public final class TransportOptions {
         b.closeTimeout = closeTimeout;
         b.socketSendBuffer = socketSendBuffer;
         b.socketReceiveBuffer = socketReceiveBuffer;
+        b.observer = observer;
         return b;
     }
 
@@ -185,6 +188,11 @@ public final class TransportOptions {
         return socketReceiveBuffer;
     }
 
+    /** Who receives this transport's counts (metrics); {@code null}, the default, for nobody. */
+    public TransportObserver observer() {
+        return observer;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -217,6 +225,7 @@ public final class TransportOptions {
         private Duration closeTimeout = Duration.ofSeconds(3);
         private int socketSendBuffer;
         private int socketReceiveBuffer;
+        private TransportObserver observer;
 
         private Builder() {
         }
@@ -327,6 +336,12 @@ public final class TransportOptions {
             }
             this.socketSendBuffer = sendBytes;
             this.socketReceiveBuffer = receiveBytes;
+            return this;
+        }
+
+        /** See {@link TransportOptions#observer()}; {@code null} removes it. */
+        public Builder observer(TransportObserver observer) {
+            this.observer = observer;
             return this;
         }
 

@@ -67,9 +67,12 @@ final class ChannelSetup {
         if (r > 0 || w > 0 || a > 0) {
             p.addLast("idle", new IdleStateHandler(r, w, a, TimeUnit.MILLISECONDS));
         }
+        if (options.observer() != null) {
+            p.addLast("bytes-in", new BytesReadCounter(options.observer()));
+        }
         p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder(connection), frameTimeoutNanos,
                 onFrameTimeout));
-        p.addLast("connection", new ConnectionHandler(connection, handler, onClosed));
+        p.addLast("connection", new ConnectionHandler(connection, handler, onClosed, options.observer()));
         return connection;
     }
 }

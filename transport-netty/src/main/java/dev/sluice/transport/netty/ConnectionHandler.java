@@ -3,6 +3,7 @@ package dev.sluice.transport.netty;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
 import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.jfr.ConnectEvent;
 import dev.sluice.transport.jfr.DisconnectEvent;
 import io.netty.channel.ChannelHandlerContext;
@@ -27,7 +28,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** The last error seen on this channel, for the disconnect event. */
     private Throwable lastError;
 
+    /** Receives counts for metrics; {@code null} when none is set. */
+    private final TransportObserver observer;
+    private final java.util.function.LongSupplier pendingBytes;
+
     ConnectionHandler(NettyConnection connection, TransportHandler handler, Runnable onClosed) {
+        this(connection, handler, onClosed, null);
+    }
+
+    ConnectionHandler(NettyConnection connection, TransportHandler handler, Runnable onClosed,
+                      TransportObserver observer) {
+        this.observer = observer;
+        this.pendingBytes = observer == null ? null : connection.writeQueue()::pendingBytes;
         this.connection = connection;
         this.handler = handler;
         this.onClosed = onClosed;
@@ -35,6 +47,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (observer != null) {
+            observer.connectionOpened(pendingBytes);
+        }
         ConnectEvent event = new ConnectEvent();
         if (event.shouldCommit()) {
             event.localAddress = String.valueOf(ctx.channel().localAddress());
@@ -51,6 +66,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (observer != null) {
+            observer.frameRead();
+        }
         try {
             handler.received(connection, msg);
         } catch (Throwable t) {
@@ -107,6 +125,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (cause instanceof DecoderException) {
             // The inbound stream cannot be trusted any more: close with the reason.
             log.warn("Closing {}: undecodable input: {}", connection, reported.toString());
+            if (observer != null) {
+                observer.decodeError();
+            }
             ctx.close();
         } else {
             log.debug("I/O error on {}", connection, cause);
@@ -118,6 +139,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ConnectionClosedException cause = new ConnectionClosedException(
                 "Connection " + ctx.channel().localAddress() + " -> " + ctx.channel().remoteAddress() + " closed");
         connection.writeQueue().channelClosed(cause);
+        if (observer != null) {
+            observer.connectionClosed(pendingBytes);
+        }
         DisconnectEvent event = new DisconnectEvent();
         if (event.shouldCommit()) {
             event.localAddress = String.valueOf(ctx.channel().localAddress());

@@ -50,6 +50,8 @@ public final class NettyClientTransport implements ClientTransport {
     private volatile boolean closed;
     /** Why the last connect attempt failed (cleared on success), for the "not connected" error. */
     private volatile ConnectFailedException lastFailure;
+    /** True once a connection was established: later ones are reconnects (for the observer). Guarded by this. */
+    private boolean everConnected;
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
 
     private NettyClientTransport(Builder b) {
@@ -176,6 +178,10 @@ public final class NettyClientTransport implements ClientTransport {
             current = c;
             lastFailure = null;
             backoffMillis = options.reconnectInitialBackoff().toMillis();
+            if (everConnected && options.observer() != null) {
+                options.observer().reconnected();
+            }
+            everConnected = true;
             attempt.complete(c);
         }
     }

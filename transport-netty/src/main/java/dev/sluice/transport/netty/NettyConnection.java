@@ -35,6 +35,7 @@ public final class NettyConnection implements Connection {
         this.encoder = encoder;
         this.writeQueue = new WriteQueue(channel, options.drainMaxMessages(), options.drainMaxBytes(),
                 options.pendingBytesCap(), options.batchWrite());
+        writeQueue.observer(options.observer());
         this.closeTimeout = options.closeTimeout();
         channel.closeFuture().addListener(f -> closeFuture.complete(null));
     }

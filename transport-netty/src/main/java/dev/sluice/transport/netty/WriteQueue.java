@@ -3,6 +3,7 @@ package dev.sluice.transport.netty;
 import dev.sluice.transport.BatchWrite;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.PendingBytesExceededException;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.WriteListener;
 import dev.sluice.transport.jfr.PendingBytesExceededEvent;
 import dev.sluice.transport.jfr.UnwritableEvent;
@@ -112,6 +113,10 @@ public final class WriteQueue {
     private long directBytes;
     /** Event loop only: the open unwritable period's event, when that event is enabled. */
     private UnwritableEvent unwritable;
+    /** Event loop only: when the channel went unwritable, while an observer is set; 0 when writable. */
+    private long unwritableSince;
+    /** Receives counts for metrics; {@code null} (no calls at all) when none is set. Set before first use. */
+    private TransportObserver observer;
 
     /** Set by {@link #enqueueClose}: no new messages are accepted, queued ones are still written. */
     private volatile boolean closing;
@@ -163,6 +168,9 @@ public final class WriteQueue {
             long pending = pendingBytes.get();
             if (pending + size > pendingBytesCap) {
                 frame.release();
+                if (observer != null) {
+                    observer.pendingBytesExceeded();
+                }
                 PendingBytesExceededEvent event = new PendingBytesExceededEvent();
                 if (event.shouldCommit()) {
                     event.frameBytes = size;
@@ -195,7 +203,8 @@ public final class WriteQueue {
             }
             return;
         }
-        queue.offer(new Item(frame, size, listener, null, batchEventsEnabled() ? System.nanoTime() : 0L));
+        queue.offer(new Item(frame, size, listener, null,
+                observer != null || batchEventsEnabled() ? System.nanoTime() : 0L));
         schedule();
     }
 
@@ -223,6 +232,11 @@ public final class WriteQueue {
         }
     }
 
+    /** Sets who receives this queue's counts; call before the channel is used (its constructor's thread). */
+    void observer(TransportObserver observer) {
+        this.observer = observer;
+    }
+
     /** Bytes accepted and not yet written to the socket: still queued here, or in the channel waiting for it. */
     public long pendingBytes() {
         return pendingBytes.get();
@@ -246,6 +260,9 @@ public final class WriteQueue {
     /** Event loop only: the channel went over its high water mark; the drain waits for {@link #channelWritable}. */
     void channelUnwritable() {
         assert loop.inEventLoop();
+        if (observer != null && unwritableSince == 0) {
+            unwritableSince = System.nanoTime();
+        }
         if (unwritable == null) {
             UnwritableEvent event = new UnwritableEvent();
             if (event.isEnabled()) {
@@ -257,6 +274,10 @@ public final class WriteQueue {
 
     /** Event loop only: ends the open unwritable period, if one is being recorded. */
     private void endUnwritable() {
+        if (unwritableSince != 0) {
+            observer.unwritable(System.nanoTime() - unwritableSince);
+            unwritableSince = 0;
+        }
         UnwritableEvent event = unwritable;
         if (event != null) {
             unwritable = null;
@@ -316,6 +337,9 @@ public final class WriteQueue {
         long bytes = directBytes;
         directMessages = 0;
         directBytes = 0;
+        if (observer != null) {
+            observer.batchWritten(messages, bytes, false);
+        }
         WriteBatchEvent event = new WriteBatchEvent();
         if (!event.isEnabled()) {
             channel.flush();
@@ -399,6 +423,7 @@ public final class WriteQueue {
         }
         int chunkMessages = 0;
         long oldestEnqueued = 0;
+        long drainStart = observer != null ? System.nanoTime() : 0L;
         while (count < maxMessages && bytes < maxBytes) {
             Item item = queue.poll();
             if (item == null) {
@@ -451,6 +476,14 @@ public final class WriteQueue {
             if (chunkMessages++ == 0) {
                 oldestEnqueued = item.enqueuedNanos;
             }
+            if (observer != null && item.enqueuedNanos != 0) {
+                long wait = drainStart - item.enqueuedNanos;
+                if (wait < 0) { // offered after this drain started
+                    drainStart = System.nanoTime();
+                    wait = Math.max(0, drainStart - item.enqueuedNanos);
+                }
+                observer.queueWait(wait);
+            }
             count++;
             bytes += item.size;
         }
@@ -460,6 +493,10 @@ public final class WriteQueue {
         }
         if (wroteAny) {
             channel.flush();
+        }
+        if (observer != null && chunkMessages > 0) {
+            observer.batchWritten(chunkMessages, bytes,
+                    (count >= maxMessages || bytes >= maxBytes) && !queue.isEmpty());
         }
         if (record && chunkMessages > 0) {
             event.end();

@@ -1,0 +1,163 @@
+package dev.sluice.transport.micrometer;
+
+import dev.sluice.transport.TransportObserver;
+import dev.sluice.transport.TransportOptions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * The transport meters of one transport (a client, a server, or every connection of a Dubbo {@code sluice}
+ * transporter), tagged {@code transport=<name>}; bind it with {@link TransportOptions.Builder#observer}:
+ *
+ * <pre>{@code
+ * TransportOptions options = TransportOptions.builder()
+ *         .observer(MicrometerTransportObserver.create(registry, "orders-client")).build();
+ * }</pre>
+ *
+ * <table>
+ * <caption>Meters</caption>
+ * <tr><td>{@code sluice.transport.connections}</td><td>gauge: open connections</td></tr>
+ * <tr><td>{@code sluice.transport.bytes.in} / {@code .bytes.out}</td><td>counters, bytes</td></tr>
+ * <tr><td>{@code sluice.transport.frames.in} / {@code .frames.out}</td><td>counters</td></tr>
+ * <tr><td>{@code sluice.transport.write.messages}</td><td>distribution: frames per write (one write, one
+ * flush)</td></tr>
+ * <tr><td>{@code sluice.transport.queue.wait}</td><td>timer: enqueue to written, per queued frame</td></tr>
+ * <tr><td>{@code sluice.transport.pending.bytes}</td><td>gauge: bytes accepted and not yet taken by the socket,
+ * over open connections</td></tr>
+ * <tr><td>{@code sluice.transport.unwritable}</td><td>timer: periods a channel was unwritable</td></tr>
+ * <tr><td>{@code sluice.transport.drain.bound.hits}</td><td>counter: drains that stopped at their chunk bound with
+ * more queued</td></tr>
+ * <tr><td>{@code sluice.transport.pending.bytes.exceeded}</td><td>counter: frames refused for the cap</td></tr>
+ * <tr><td>{@code sluice.transport.decode.errors}</td><td>counter</td></tr>
+ * <tr><td>{@code sluice.transport.reconnects}</td><td>counter (clients)</td></tr>
+ * </table>
+ *
+ * <p>The two distributions publish the percentiles given to {@link #create(MeterRegistry, String, double...)}
+ * (none by default; a registry's own histogram support, e.g. Prometheus buckets, is enabled with
+ * {@code MeterFilter}s as usual). Threads: called from event loops and callers' threads; every meter is
+ * thread-safe and non-blocking. Tag cardinality is one value per observer created.
+ */
+public final class MicrometerTransportObserver implements TransportObserver {
+    private final AtomicInteger connections = new AtomicInteger();
+    private final Set<LongSupplier> pending = ConcurrentHashMap.newKeySet();
+    private final Counter bytesIn;
+    private final Counter bytesOut;
+    private final Counter framesIn;
+    private final Counter framesOut;
+    private final DistributionSummary messagesPerWrite;
+    private final Timer queueWait;
+    private final Timer unwritable;
+    private final Counter boundHits;
+    private final Counter exceeded;
+    private final Counter decodeErrors;
+    private final Counter reconnects;
+
+    private MicrometerTransportObserver(MeterRegistry registry, String name, double[] percentiles) {
+        Tags tags = Tags.of("transport", Objects.requireNonNull(name, "name"));
+        Gauge.builder("sluice.transport.connections", connections, AtomicInteger::get).tags(tags)
+                .description("Open connections").register(registry);
+        Gauge.builder("sluice.transport.pending.bytes", pending, MicrometerTransportObserver::sum).tags(tags)
+                .baseUnit("bytes").description("Bytes accepted and not yet taken by the socket").register(registry);
+        bytesIn = Counter.builder("sluice.transport.bytes.in").tags(tags).baseUnit("bytes").register(registry);
+        bytesOut = Counter.builder("sluice.transport.bytes.out").tags(tags).baseUnit("bytes").register(registry);
+        framesIn = Counter.builder("sluice.transport.frames.in").tags(tags).register(registry);
+        framesOut = Counter.builder("sluice.transport.frames.out").tags(tags).register(registry);
+        messagesPerWrite = DistributionSummary.builder("sluice.transport.write.messages").tags(tags)
+                .description("Frames per write (one write and one flush)").publishPercentiles(percentiles)
+                .register(registry);
+        queueWait = Timer.builder("sluice.transport.queue.wait").tags(tags)
+                .description("From enqueue to written, per queued frame").publishPercentiles(percentiles)
+                .register(registry);
+        unwritable = Timer.builder("sluice.transport.unwritable").tags(tags)
+                .description("Periods a channel was unwritable").register(registry);
+        boundHits = Counter.builder("sluice.transport.drain.bound.hits").tags(tags)
+                .description("Drains that stopped at their chunk bound with more queued").register(registry);
+        exceeded = Counter.builder("sluice.transport.pending.bytes.exceeded").tags(tags)
+                .description("Frames refused: over the pending-bytes cap").register(registry);
+        decodeErrors = Counter.builder("sluice.transport.decode.errors").tags(tags).register(registry);
+        reconnects = Counter.builder("sluice.transport.reconnects").tags(tags).register(registry);
+    }
+
+    /**
+     * Registers the meters of a transport named {@code name} (keep names few: one per client, server or
+     * transporter) with {@code percentiles} (e.g. 0.5, 0.99) published for frames per write and queue wait.
+     */
+    public static MicrometerTransportObserver create(MeterRegistry registry, String name, double... percentiles) {
+        return new MicrometerTransportObserver(Objects.requireNonNull(registry, "registry"), name,
+                percentiles.length == 0 ? null : percentiles.clone());
+    }
+
+    private static double sum(Set<LongSupplier> suppliers) {
+        long total = 0;
+        for (LongSupplier s : suppliers) {
+            total += s.getAsLong();
+        }
+        return total;
+    }
+
+    @Override
+    public void connectionOpened(LongSupplier pendingBytes) {
+        connections.incrementAndGet();
+        pending.add(pendingBytes);
+    }
+
+    @Override
+    public void connectionClosed(LongSupplier pendingBytes) {
+        connections.decrementAndGet();
+        pending.remove(pendingBytes);
+    }
+
+    @Override
+    public void bytesRead(int bytes) {
+        bytesIn.increment(bytes);
+    }
+
+    @Override
+    public void frameRead() {
+        framesIn.increment();
+    }
+
+    @Override
+    public void batchWritten(int messages, long bytes, boolean chunkBoundHit) {
+        framesOut.increment(messages);
+        bytesOut.increment(bytes);
+        messagesPerWrite.record(messages);
+        if (chunkBoundHit) {
+            boundHits.increment();
+        }
+    }
+
+    @Override
+    public void queueWait(long nanos) {
+        queueWait.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void unwritable(long nanos) {
+        unwritable.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void pendingBytesExceeded() {
+        exceeded.increment();
+    }
+
+    @Override
+    public void decodeError() {
+        decodeErrors.increment();
+    }
+
+    @Override
+    public void reconnected() {
+        reconnects.increment();
+    }
+}
