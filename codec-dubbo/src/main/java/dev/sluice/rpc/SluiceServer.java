@@ -252,9 +252,11 @@ public final class SluiceServer implements AutoCloseable {
                 return;
             }
             if (request.isBroken()) {
-                log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(), request.errorMessage());
+                log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(),
+                        request.errorMessage());
                 if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, request.brokenStatus(), request.errorMessage()));
+                    reply(connection, DubboResponse.replyError(request, request.brokenStatus(),
+                            request.errorMessage()));
                 }
                 return;
             }
@@ -303,10 +305,12 @@ public final class SluiceServer implements AutoCloseable {
             long queued = reserveQueuedBytes(bytes);
             if (queued >= 0) {
                 refusedRequests.incrementAndGet();
-                log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool, budget {}",
+                log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool,"
+                        + " budget {}",
                         request.id(), connection.remoteAddress(), queued, queuedBytesLimit);
                 if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                    reply(connection, DubboResponse.replyError(request,
+                            DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
                             "Server " + connection.localAddress() + " thread pool is exhausted: " + queued + " bytes of"
                                     + " requests already wait for it, and this " + bytes + "-byte request would exceed"
                                     + " its budget of " + queuedBytesLimit + " bytes; the call was not executed, retry"
@@ -327,7 +331,8 @@ public final class SluiceServer implements AutoCloseable {
                 log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
                         connection.remoteAddress(), e.getMessage());
                 if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                    reply(connection, DubboResponse.replyError(request,
+                            DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
                             "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
                                     + " executed, retry later or on another provider"));
                 }
