@@ -100,7 +100,7 @@ final class ServicePool extends AbstractExecutorService {
         }
         this.name = Objects.requireNonNull(name, "name");
         this.max = max;
-        this.core = Math.min(max, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this.core = coreThreads(max);
         this.queueCapacity = queueCapacity;
         this.keepAliveNanos = keepAliveNanos;
         this.stallNanos = stallNanos;
@@ -120,6 +120,11 @@ final class ServicePool extends AbstractExecutorService {
     /** Workers started on demand without waiting for a stall. */
     int coreThreads() {
         return core;
+    }
+
+    /** The core of a pool of at most {@code max} threads: one per available processor, at least 2, at most max. */
+    static int coreThreads(int max) {
+        return Math.min(max, Math.max(2, Runtime.getRuntime().availableProcessors()));
     }
 
     /** Live workers. */
