@@ -11,6 +11,7 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 /**
  * Standalone Sluice on both sides, no Dubbo: {@link SluiceServer} serving {@code UserServiceServerImpl} and a
  * {@link SluiceClient} proxy, both with their defaults (which follow Dubbo's, e.g. 200 service threads) and the harness's call timeout.
+ * The server's service pool can be switched for comparisons with {@link ServicePools} ({@code SLUICE_BENCH_POOL}).
  */
 public final class SluiceTarget implements BenchTarget {
 
@@ -21,16 +22,23 @@ public final class SluiceTarget implements BenchTarget {
 
     @Override
     public String description() {
-        return "standalone SluiceServer / SluiceClient (no Dubbo), dubbo protocol, fastjson2, defaults";
+        return "standalone SluiceServer / SluiceClient (no Dubbo), dubbo protocol, fastjson2, defaults"
+                + ServicePools.selected().describe();
     }
 
     @Override
     public AutoCloseable startServer(String host, int port) {
-        SluiceServer server = SluiceServer.builder()
+        SluiceServer.Builder builder = SluiceServer.builder()
                 .bindAddress(new InetSocketAddress(host, port))
-                .register(UserService.class, new UserServiceServerImpl())
-                .start();
-        return server::close;
+                .register(UserService.class, new UserServiceServerImpl());
+        ServicePools pool = ServicePools.selected();
+        AutoCloseable ownedPool = pool.apply(builder);
+        SluiceServer server = builder.start();
+        System.out.println("sluice server" + pool.describe());
+        return () -> {
+            server.close();
+            ownedPool.close();
+        };
     }
 
     @Override
