@@ -155,6 +155,37 @@ class ServicePoolServerTest {
         }
         assertTrue(impl.maxSleeping.get() > core(), "at most " + impl.maxSleeping.get()
                 + " sleeping calls ran at once; the pool keeps " + core() + " hot workers and should have grown");
+        assertEquals(0, server.inFlight());
+    }
+
+    /** Closing the server ends every service thread it started, the grown ones and the monitor included. */
+    @Test
+    void closingTheServerEndsItsServiceThreads() throws Exception {
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = SluiceServer.builder().port(0).register(ProbeService.class, impl).start();
+        ProbeService probe = client(server);
+        List<Future<String>> holds = new ArrayList<>();
+        for (int i = 0; i < core() + 3; i++) {
+            holds.add(callers.submit(probe::hold));
+        }
+        assertEquals("released", callers.submit(probe::release).get(60, TimeUnit.SECONDS));
+        for (Future<String> f : holds) {
+            assertEquals("held", f.get(60, TimeUnit.SECONDS));
+        }
+        List<Thread> started = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (!before.contains(t) && t.getName().startsWith("sluice-service")) {
+                started.add(t);
+            }
+        }
+        long workers = started.stream().filter(t -> !t.getName().endsWith("-monitor")).count();
+        assertTrue(workers > core(), "the pool should have grown past its core: " + started);
+        server.close(Duration.ofSeconds(10)).get(30, TimeUnit.SECONDS);
+        for (Thread t : started) {
+            t.join(TimeUnit.SECONDS.toMillis(10));
+            assertTrue(!t.isAlive(), t.getName() + " outlived the server's close");
+        }
     }
 
     /**

@@ -74,6 +74,19 @@ public enum ServicePools {
         }
     }
 
+    /** Live threads of the server's service pool (any of these pools), for the server log at close. */
+    public static int liveServiceThreads() {
+        int n = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String name = t.getName();
+            if (t.isAlive() && (name.startsWith("bench-service-") || name.startsWith("sluice-service-"))
+                    && !name.endsWith("-monitor")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     private static AutoCloseable own(SluiceServer.Builder builder, int threads) {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(10_000), r -> {
