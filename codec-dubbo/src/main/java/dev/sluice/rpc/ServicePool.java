@@ -40,11 +40,15 @@ import org.slf4j.LoggerFactory;
  * A worker that exits on keep-alive checks the queue after it has left the thread count, for the same reason.
  *
  * <p><b>Growth.</b> {@code core} = min(maximum, max(2, available processors)) workers are started on demand. Beyond
- * that, the monitor adds one worker (up to the maximum) each time it finds work queued, no worker searching, and no
- * task started since its previous sample ({@link #DEFAULT_STALL_NANOS} apart while work is queued; when the queue is
- * empty it samples less often, backing off to every 10 ms). So workers blocked in a service method cannot starve the
- * queue: it grows by one worker per stalled interval until calls move again or the maximum is reached. Workers idle
- * for the keep-alive exit; parked workers are reused last-in first-out so that surplus ones are the ones that expire.
+ * that, the monitor (sampling every {@link #DEFAULT_STALL_NANOS} while work is queued, backing off to every 10 ms
+ * while the queue is empty) adds one worker, up to the maximum, when work has been queued with no worker searching
+ * and no task started for {@link #DEFAULT_STALL_NANOS} while some worker waits in its task (sleeping, or waiting
+ * for a future, a latch, a pooled connection), or for {@link #RUNNABLE_STALL_FACTOR} times that otherwise (workers
+ * computing, descheduled by a busy machine, contending for a monitor, or in socket I/O, which Java reports as
+ * runnable). So workers blocked in a service method cannot
+ * starve the queue: it grows by one worker per stalled interval until calls move again or the maximum is reached,
+ * while a machine that is merely overloaded does not make it grow on every scheduling hiccup. Workers idle for the
+ * keep-alive exit; parked workers are reused last-in first-out so that surplus ones are the ones that expire.
  *
  * <p><b>Shutdown.</b> {@link #shutdown()} rejects new tasks and lets queued ones run; workers exit once the queue is
  * empty. {@link #shutdownNow()} rejects new tasks, removes queued ones (returned, not run) and interrupts running ones;
@@ -56,6 +60,8 @@ final class ServicePool extends AbstractExecutorService {
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** No task started for this long while work is queued and no worker searches: the monitor adds a worker. */
     static final long DEFAULT_STALL_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** With every worker runnable, a stall must last this many times {@code stallNanos} before the pool grows. */
+    static final int RUNNABLE_STALL_FACTOR = 10;
     private static final long IDLE_SAMPLE_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private static final int RUNNING = 0;
@@ -364,28 +370,67 @@ final class ServicePool extends AbstractExecutorService {
     private static final int RETRY = 1;
     private static final int EXIT = 2;
 
-    /** Adds a worker whenever queued work made no progress over a sample interval and nobody searches. */
+    /**
+     * Adds a worker when queued work made no progress and nobody searches: after {@code stallNanos} if some worker
+     * waits in its task ({@link #blockedWorker}), after {@link #RUNNABLE_STALL_FACTOR} times that otherwise. A runnable
+     * worker may be computing, or descheduled by a busy machine, and another thread would not help; or it may be
+     * blocked in socket I/O, which Java reports as runnable, so it is not ignored forever.
+     */
     private void monitorLoop() {
         long sleep = stallNanos;
         long last = startedTotal();
+        long stalledSince = System.nanoTime();
+        boolean wasQueued = false;
         while (state != STOP && terminated.getCount() > 0) {
             LockSupport.parkNanos(this, sleep);
-            long now = startedTotal();
-            if (queued.get() == 0) {
-                sleep = Math.min(sleep * 2, IDLE_SAMPLE_MAX_NANOS);
-            } else {
-                if (now == last && searching.get() == 0 && state != STOP) {
+            long started = startedTotal();
+            long now = System.nanoTime();
+            boolean isQueued = queued.get() > 0;
+            if (!isQueued || !wasQueued || started != last) {
+                stalledSince = now; // nothing waits, or it only started waiting, or calls moved
+                sleep = isQueued ? stallNanos : Math.min(sleep * 2, IDLE_SAMPLE_MAX_NANOS);
+            } else if (searching.get() == 0 && state != STOP) {
+                long stalled = now - stalledSince;
+                Thread blocked = stalled >= stallNanos ? blockedWorker() : null;
+                if (stalled >= stallNanos * RUNNABLE_STALL_FACTOR || blocked != null) {
                     int before = threads.get();
                     searching.incrementAndGet();
-                    if (handOverSearch(max) && log.isDebugEnabled()) {
-                        log.debug("{}: {} queued tasks made no progress for {} us; added a worker ({} live before, max {})",
-                                name, queued.get(), TimeUnit.NANOSECONDS.toMicros(sleep), before, max);
+                    if (handOverSearch(max)) {
+                        stalledSince = now;
+                        if (log.isDebugEnabled()) {
+                            log.debug("{}: {} queued tasks made no progress for {} us ({}); added a worker ({} live"
+                                    + " before, max {})", name, queued.get(), TimeUnit.NANOSECONDS.toMicros(stalled),
+                                    blocked == null ? "every worker runnable" : blocked.getName() + " "
+                                            + blocked.getState() + " on " + LockSupport.getBlocker(blocked),
+                                    before, max);
+                        }
                     }
                 }
-                sleep = stallNanos;
             }
-            last = now;
+            wasQueued = isQueued;
+            last = started;
         }
+    }
+
+    /**
+     * A worker that waits in its task (sleeping, or waiting for a future, a latch, a connection from a pool), or
+     * null. A worker parked by this pool for want of work is not one. Nor is a worker {@code BLOCKED} entering a
+     * monitor: the thread holding it is running or waiting itself, and more threads would only queue on the same
+     * monitor (seen in the benchmark: a cold JVM's class loading and a serializer's one-time code generation briefly
+     * held 20 workers on one lock). Such workers count as runnable.
+     */
+    private Thread blockedWorker() {
+        for (Worker w : workers) {
+            Thread t = w.thread;
+            if (t == null) {
+                continue;
+            }
+            Thread.State st = t.getState();
+            if ((st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING) && LockSupport.getBlocker(t) != this) {
+                return t;
+            }
+        }
+        return null;
     }
 
     private long startedTotal() {

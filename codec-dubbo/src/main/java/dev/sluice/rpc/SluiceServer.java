@@ -655,12 +655,14 @@ public final class SluiceServer implements AutoCloseable {
          * once) and its queue (default 10,000; beyond it calls are answered with status 100).
          *
          * <p>The pool does not start all of them: it keeps about one worker per core (at least 2, at most
-         * {@code threads}) and starts more only while calls wait in its queue and none has started for 500 µs, one
-         * more per such interval, so calls that block do not starve the queue. Workers idle for 60 s exit. A worker
-         * with nothing to do spins for about 20 µs before it parks, and a call wakes a parked worker only when no
-         * other worker is looking for work, so a burst of calls does not pay a thread wake-up per call (the cost a
-         * plain {@link java.util.concurrent.ThreadPoolExecutor} of 200 threads pays, which made a pool of 4 threads
-         * about 15 % faster for non-blocking services on a 2-core VM). To use a pool of your own, {@link #executor}.
+         * {@code threads}) and starts more only while calls wait in its queue and none has started for 500 µs with
+         * a worker waiting in a call (5 ms otherwise: workers computing, descheduled, on a monitor, or in socket
+         * I/O), one more per such interval, so calls that block do not starve the queue. Workers idle for 60 s
+         * exit. A worker with nothing to do spins for about 20 µs before it parks, and a call wakes a parked worker
+         * only when no other worker is looking for work, so a burst of calls does not pay a thread wake-up per call
+         * (the cost a plain {@link java.util.concurrent.ThreadPoolExecutor} of 200 threads pays, which made a pool
+         * of 4 threads about 15 % faster for non-blocking services on a 2-core VM). To use a pool of your own,
+         * {@link #executor}.
          */
         public Builder threads(int threads, int queueCapacity) {
             if (threads < 1 || queueCapacity < 1) {

@@ -79,7 +79,7 @@ class ServicePoolTest {
                     for (int i = 0; i < iterations; i++) {
                         start.await();
                         CountDownLatch latch = done.get();
-                        long delay = ThreadLocalRandom.current().nextLong(150_000); // 0-150 µs: across spin, park and exit
+                        long delay = ThreadLocalRandom.current().nextLong(150_000); // 0-150 µs: spin, park, exit
                         long until = System.nanoTime() + delay;
                         while (System.nanoTime() - until < 0) {
                             Thread.onSpinWait();
@@ -151,6 +151,36 @@ class ServicePoolTest {
             assertTrue(pool.threads() > pool.coreThreads(), "the pool should have grown past its core: " + pool);
             assertTrue(pool.threads() <= 64, pool.toString());
         } finally {
+            terminate(pool, name);
+        }
+    }
+
+    /**
+     * As above, but the blocked tasks stay runnable (they spin, as a thread in socket I/O shows as runnable): the
+     * pool must still grow, after the longer runnable stall.
+     */
+    @Test
+    void runnableWaitingWorkersDoNotStarveTheQueue() throws Exception {
+        String name = "runnable";
+        ServicePool pool = new ServicePool(name, 64, 1_000, MINUTE, ServicePool.DEFAULT_STALL_NANOS);
+        java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
+        try {
+            int blockers = pool.coreThreads() + 1;
+            CountDownLatch finished = new CountDownLatch(blockers);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (int i = 0; i < blockers; i++) {
+                pool.execute(() -> {
+                    while (!release.get() && System.nanoTime() - deadline < 0) {
+                        Thread.onSpinWait();
+                    }
+                    finished.countDown();
+                });
+            }
+            pool.execute(() -> release.set(true));
+            assertTrue(finished.await(30, TimeUnit.SECONDS), "runnable tasks starved the queue: " + pool);
+            assertTrue(pool.threads() > pool.coreThreads(), "the pool should have grown past its core: " + pool);
+        } finally {
+            release.set(true);
             terminate(pool, name);
         }
     }

@@ -59,7 +59,7 @@ public enum ServicePools {
         return ", service pool: " + key + " (" + description + ")";
     }
 
-    /** Applies this pool to {@code builder}; returns what to close after the server (the pool, if the bench owns it). */
+    /** Applies this pool to {@code builder}; returns what to close after the server (the pool the bench owns). */
     public AutoCloseable apply(SluiceServer.Builder builder) {
         switch (this) {
             case TPE:

@@ -36,7 +36,8 @@ public final class SluiceTarget implements BenchTarget {
         SluiceServer server = builder.start();
         System.out.println("sluice server" + pool.describe());
         return () -> {
-            System.out.println("sluice server: " + ServicePools.liveServiceThreads() + " service threads alive at close");
+            System.out.println("sluice server: " + ServicePools.liveServiceThreads()
+                    + " service threads alive at close");
             server.close();
             ownedPool.close();
         };
