@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * it never blocks and never parks. Tasks run on the pool's worker threads ({@code sluice-service-N}); one more thread,
  * {@code sluice-service-monitor}, samples progress while the pool is open. Thread-safe.
  *
- * <p><b>Hand-off.</b> Tasks go to one unbounded lock-free FIFO, bounded by count ({@code queueCapacity}; beyond it
+ * <p><b>Hand-off.</b> Tasks go to one lock-free FIFO, bounded by count ({@code queueCapacity}; beyond it
  * {@code execute} throws {@link RejectedExecutionException}). A worker that finishes a task takes the next one
  * directly. A worker that finds the queue empty becomes <em>searching</em>; if it is the only searcher it spins for
  * {@link #SPIN_NANOS} (with {@link Thread#onSpinWait()}) before it parks, so a call arriving within that time costs no
@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * count; a worker about to park first registers itself as parked, then stops counting itself as searching, then
  * looks at the queue once more (and at the pool state). With sequentially consistent atomics one of the two always
  * sees the other: either the submitter sees a searcher or a parked worker to wake, or the worker sees the task.
- * A worker that exits on keep-alive checks the queue after it has left the thread count, for the same reason.
+ * A worker that exits on keep-alive checks the queue after it has left the thread count, and a thread that claimed
+ * the wake-up but found no worker to wake checks the queue and the parked set after giving the claim back (a worker
+ * may have parked, and a submitter skipped its wake-up, while the claim was held), for the same reason.
  *
  * <p><b>Growth.</b> {@code core} = min(maximum, max(2, available processors)) workers are started on demand. Beyond
  * that, the monitor (sampling every {@link #DEFAULT_STALL_NANOS} while work is queued, backing off to every 10 ms
@@ -45,9 +47,9 @@ import org.slf4j.LoggerFactory;
  * and no task started for {@link #DEFAULT_STALL_NANOS} while some worker waits in its task (sleeping, or waiting
  * for a future, a latch, a pooled connection), or for {@link #RUNNABLE_STALL_FACTOR} times that otherwise (workers
  * computing, descheduled by a busy machine, contending for a monitor, or in socket I/O, which Java reports as
- * runnable). So workers blocked in a service method cannot
- * starve the queue: it grows by one worker per stalled interval until calls move again or the maximum is reached,
- * while a machine that is merely overloaded does not make it grow on every scheduling hiccup. Workers idle for the
+ * runnable). So workers blocked in a service method cannot starve the queue: it grows by one worker per stalled
+ * interval until calls move again or the maximum is reached, while a machine that is merely overloaded does not make
+ * it grow on every scheduling hiccup. Workers idle for the
  * keep-alive exit; parked workers are reused last-in first-out so that surplus ones are the ones that expire.
  *
  * <p><b>Shutdown.</b> {@link #shutdown()} rejects new tasks and lets queued ones run; workers exit once the queue is

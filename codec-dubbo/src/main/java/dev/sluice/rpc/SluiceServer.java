@@ -153,7 +153,9 @@ public final class SluiceServer implements AutoCloseable {
     /**
      * Graceful stop: stops accepting connections, sends Dubbo's readonly event to every client so it routes new
      * calls elsewhere, rejects new calls with a retryable error, waits up to {@code wait} for in-flight calls to
-     * finish, then closes every connection after its queued responses. Idempotent.
+     * finish, then closes every connection after its queued responses. Idempotent. Calls still waiting for the
+     * server's own service pool after {@code wait} are not run (their connections are closed by then, so their
+     * callers fail promptly); calls running are interrupted.
      */
     public CompletableFuture<Void> close(Duration wait) {
         if (!closed.compareAndSet(false, true)) {
