@@ -119,7 +119,8 @@ final class ProgressFormat implements OutputFormat {
             return;
         }
         Result<?> r = data.getPrimaryResult();
-        console.printf(Locale.ROOT, " %s%s", params.getType() == IterationType.WARMUP ? "w:" : "", number(r.getScore()));
+        console.printf(Locale.ROOT, " %s%s", params.getType() == IterationType.WARMUP ? "w:" : "",
+                number(r.getScore()));
         console.flush();
     }
 

@@ -156,7 +156,8 @@ public final class Runner {
         meta.put("loadAverageAtStart", String.format(Locale.ROOT, "%.2f", load));
         if (load > Runtime.getRuntime().availableProcessors() * 0.5) {
             console.printf(Locale.ROOT, "warning: load average %.2f on %d cores before starting: other processes"
-                    + " compete for the CPU, numbers will be noisy%n", load, Runtime.getRuntime().availableProcessors());
+                    + " compete for the CPU, numbers will be noisy%n", load,
+                            Runtime.getRuntime().availableProcessors());
         }
 
         JmhLock jmhLock;

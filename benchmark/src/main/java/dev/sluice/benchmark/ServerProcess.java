@@ -55,7 +55,8 @@ final class ServerProcess implements AutoCloseable {
     }
 
     private void pump() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
                 PrintStream out = new PrintStream(Files.newOutputStream(log, java.nio.file.StandardOpenOption.APPEND),
                         true, StandardCharsets.UTF_8)) {
             String line;

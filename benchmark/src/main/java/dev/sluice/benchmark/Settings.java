@@ -74,7 +74,8 @@ final class Settings {
             "  --verbose          show JMH's own output instead of one line per benchmark",
             "  --lock-wait MIN    wait at most MIN minutes for another JMH run to finish (default 30)",
             "  --list             list the targets and whether they can run here",
-            "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from DIR/jmh-result.json");
+            "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from"
+                    + " DIR/jmh-result.json");
 
     static Settings parse(String[] args) {
         Settings s = new Settings();

@@ -32,10 +32,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,9 +51,12 @@ import org.slf4j.LoggerFactory;
  *         .register(UserService.class, new UserServiceImpl()).start();
  * }</pre>
  *
- * <p>Threads: requests are decoded on the event loop and the service methods run on the server's executor (a pool
- * of 200 threads by default, as Dubbo's), never on the event loop unless {@link Builder#directExecutor()} is
- * chosen. Heartbeats are answered on the event loop. Thread-safe.
+ * <p>Threads: requests are decoded on the event loop and the service methods run on the server's executor, never
+ * on the event loop unless {@link Builder#directExecutor()} is chosen. The default executor is a pool of at most 200
+ * threads (as Dubbo's) of which only a few, about one per core, are kept hot: a worker with nothing to do spins
+ * briefly before it parks, a call wakes a parked worker only when none is already looking for work, and the pool
+ * grows towards its maximum only while queued calls make no progress (methods that block). Heartbeats are answered
+ * on the event loop. Thread-safe.
  *
  * <p>Limits, each a {@link Builder} option with a default: connections in total and per remote address
  * ({@link Builder#maxConnections}), the time a frame may take to arrive ({@link Builder#frameTimeout}), requests
@@ -107,13 +108,7 @@ public final class SluiceServer implements AutoCloseable {
             this.executor = b.executor;
             this.ownedExecutor = null;
         } else {
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(b.threads, b.threads, 60, TimeUnit.SECONDS,
-                    new LinkedBlockingQueue<>(b.queueCapacity), r -> {
-                        Thread t = new Thread(r, "sluice-service-" + THREADS.incrementAndGet());
-                        t.setDaemon(true);
-                        return t;
-                    });
-            pool.allowCoreThreadTimeOut(true);
+            ServicePool pool = new ServicePool(b.threads, b.queueCapacity);
             this.executor = pool;
             this.ownedExecutor = pool;
         }
@@ -125,7 +120,6 @@ public final class SluiceServer implements AutoCloseable {
                 .eventLoops(b.loops).tls(b.tls).bind();
     }
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
     /** Default of {@link Builder#queuedRequestBytes}: 64 MiB. */
     public static final long DEFAULT_QUEUED_REQUEST_BYTES = 64L * 1024 * 1024;
     /** Default total of {@link Builder#maxConnections}. */
@@ -162,7 +156,9 @@ public final class SluiceServer implements AutoCloseable {
     /**
      * Graceful stop: stops accepting connections, sends Dubbo's readonly event to every client so it routes new
      * calls elsewhere, rejects new calls with a retryable error, waits up to {@code wait} for in-flight calls to
-     * finish, then closes every connection after its queued responses. Idempotent.
+     * finish, then closes every connection after its queued responses. Idempotent. Calls still waiting for the
+     * server's own service pool after {@code wait} are not run (their connections are closed by then, so their
+     * callers fail promptly); calls running are interrupted.
      */
     public CompletableFuture<Void> close(Duration wait) {
         if (!closed.compareAndSet(false, true)) {
@@ -255,9 +251,11 @@ public final class SluiceServer implements AutoCloseable {
                 return;
             }
             if (request.isBroken()) {
-                log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(), request.errorMessage());
+                log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(),
+                        request.errorMessage());
                 if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, request.brokenStatus(), request.errorMessage()));
+                    reply(connection, DubboResponse.replyError(request, request.brokenStatus(),
+                            request.errorMessage()));
                 }
                 return;
             }
@@ -306,10 +304,12 @@ public final class SluiceServer implements AutoCloseable {
             long queued = reserveQueuedBytes(bytes);
             if (queued >= 0) {
                 refusedRequests.incrementAndGet();
-                log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool, budget {}",
+                log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool,"
+                        + " budget {}",
                         request.id(), connection.remoteAddress(), queued, queuedBytesLimit);
                 if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                    reply(connection, DubboResponse.replyError(request,
+                            DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
                             "Server " + connection.localAddress() + " thread pool is exhausted: " + queued + " bytes of"
                                     + " requests already wait for it, and this " + bytes + "-byte request would exceed"
                                     + " its budget of " + queuedBytesLimit + " bytes; the call was not executed, retry"
@@ -330,7 +330,8 @@ public final class SluiceServer implements AutoCloseable {
                 log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
                         connection.remoteAddress(), e.getMessage());
                 if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                    reply(connection, DubboResponse.replyError(request,
+                            DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
                             "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
                                     + " executed, retry later or on another provider"));
                 }
@@ -717,13 +718,18 @@ public final class SluiceServer implements AutoCloseable {
         }
 
         /**
-         * Size of the server-owned service pool (default 200, as Dubbo's, so that up to 200 calls may block at once)
-         * and its queue (default 10,000; beyond it calls are answered with status 100).
+         * Most threads of the server-owned service pool (default 200, as Dubbo's, so that up to 200 calls may block at
+         * once) and its queue (default 10,000; beyond it calls are answered with status 100).
          *
-         * <p>For services whose methods never block, a pool of 2–4 × the cores is faster: with 200 threads a burst
-         * of requests wakes a parked thread per call, a small pool takes the burst from its queue without sleeping.
-         * Measured with the benchmark's UserService on a 2-core VM, 32 client threads: 4 threads gave about 15 %
-         * more calls per second than 200 (existUser 113 against 91–98 ops/ms in runs of the same session).
+         * <p>The pool does not start all of them: it keeps about one worker per core (at least 2, at most
+         * {@code threads}) and starts more only while calls wait in its queue and none has started for 500 µs with
+         * a worker waiting in a call (5 ms otherwise: workers computing, descheduled, on a monitor, or in socket
+         * I/O), one more per such interval, so calls that block do not starve the queue. Workers idle for 60 s
+         * exit. A worker with nothing to do spins for about 20 µs before it parks, and a call wakes a parked worker
+         * only when no other worker is looking for work, so a burst of calls does not pay a thread wake-up per call
+         * (the cost a plain {@link java.util.concurrent.ThreadPoolExecutor} of 200 threads pays, which made a pool
+         * of 4 threads about 15 % faster for non-blocking services on a 2-core VM). To use a pool of your own,
+         * {@link #executor}.
          */
         public Builder threads(int threads, int queueCapacity) {
             if (threads < 1 || queueCapacity < 1) {

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code sluice.cluster.params.netty4} and {@code sluice.cluster.params.sluice} ({@code k=v&k=v}; none by default),
  * so a transport option can be compared against the same scenario without it, e.g.
  * <pre>
- * mvn -B -pl integration-tests -am verify -DskipFuzz -Dtest=ClusterScaleOutTest -Dsurefire.failIfNoSpecifiedTests=false \
+ * mvn -B -pl integration-tests -am verify -DskipFuzz -Dtest=ClusterScaleOutTest
+ * -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dsluice.cluster.params.sluice=sluice.stall-timeout=300
  * </pre>
  */

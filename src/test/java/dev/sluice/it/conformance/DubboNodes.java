@@ -16,7 +16,8 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
 
 /**
  * Real Dubbo 3.3.6 providers and consumers for the conformance scenario, API-configured through {@link DubboPeers}
- * (registry N/A, direct URL, fastjson2 unless the pairing leaves Dubbo's default, no QoS). Each node has its own {@link FrameworkModel}, so a provider can be
+ * (registry N/A, direct URL, fastjson2 unless the pairing leaves Dubbo's default, no QoS). Each node has its own
+ * {@link FrameworkModel}, so a provider can be
  * stopped and started again while a consumer in the same JVM keeps running, and two consumers never share a
  * connection.
  *

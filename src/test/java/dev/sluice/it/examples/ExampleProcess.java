@@ -112,7 +112,9 @@ final class ExampleProcess implements AutoCloseable {
         }
     }
 
-    /** The first line (already printed or still to come) for which {@code match} holds, waiting at most {@code timeout}. */
+    /**
+     * The first line (already printed or still to come) for which {@code match} holds, waiting at most {@code timeout}.
+     */
     String awaitLine(Predicate<String> match, Duration timeout, String what) throws InterruptedException {
         Waiter waiter;
         synchronized (this) {

@@ -33,7 +33,8 @@ class ExamplesTest {
     private static Path examples() {
         String dir = System.getProperty(EXAMPLES_DIR);
         if (dir == null || dir.isBlank()) {
-            throw new IllegalStateException("system property " + EXAMPLES_DIR + " is not set (integration-tests/pom.xml "
+            throw new IllegalStateException("system property " + EXAMPLES_DIR
+                    + " is not set (integration-tests/pom.xml "
                     + "sets it for surefire)");
         }
         return Paths.get(dir).toAbsolutePath().normalize();

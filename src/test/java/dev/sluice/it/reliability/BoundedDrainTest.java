@@ -13,7 +13,6 @@ import dev.sluice.transport.codec.FrameEncoder;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyClientTransport;
 import dev.sluice.transport.netty.NettyServerTransport;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import java.nio.ByteBuffer;

@@ -51,7 +51,8 @@ class DroppedResponseTest {
 
         @Override
         public CompletableFuture<Fragile> fragileAsync() {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException("only a scripted provider sends one"));
+            return CompletableFuture.failedFuture(
+                    new UnsupportedOperationException("only a scripted provider sends one"));
         }
 
         @Override

@@ -97,7 +97,8 @@ class RawWireTest {
             assertEquals(41, error.id());
             assertEquals(40, error.status());
             int bodyLength = big.length - Wire.HEADER;
-            assertTrue(error.text().contains(String.valueOf(bodyLength)) && error.text().contains(String.valueOf(LIMIT)),
+            assertTrue(error.text().contains(String.valueOf(bodyLength))
+                    && error.text().contains(String.valueOf(LIMIT)),
                     "size and limit in the text: " + error.text());
             assertEquals(42, ok.id());
             assertEquals(20, ok.status());
@@ -190,7 +191,8 @@ class RawWireTest {
             byte[] reply;
             switch (arg) {
                 case "bad flag":
-                    reply = TestBytes.concat(Wire.header(0x17, 20, request.id(), 6), new byte[] {0, 0, 0, 2, (byte) 0xbd, 9});
+                    reply = TestBytes.concat(Wire.header(0x17, 20, request.id(), 6), new byte[] {0, 0, 0, 2,
+                            (byte) 0xbd, 9});
                     break;
                 case "too big": // over the client's payload limit: refused from the header, body skipped
                     reply = TestBytes.concat(Wire.header(0x17, 20, request.id(), 3 * LIMIT), new byte[3 * LIMIT]);

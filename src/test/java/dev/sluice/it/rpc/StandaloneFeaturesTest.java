@@ -30,8 +30,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -55,7 +55,9 @@ class StandaloneFeaturesTest {
     void asyncResultsCompleteOffTheEventLoop() throws Exception {
         try (SluiceServer server = SluiceServer.builder().port(0)
                 .register(TypesService.class, SluiceAttachments.service()).start();
-             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
+             SluiceClient client =
+                     SluiceClient.builder().address("127.0.0.1", server.port()).timeout(
+                             Duration.ofSeconds(10)).build()) {
             TypesService s = client.proxy(TypesService.class);
             AtomicReference<String> thread = new AtomicReference<>();
             String v = s.async("x", 0).thenApply(r -> {
@@ -71,7 +73,9 @@ class StandaloneFeaturesTest {
     void attachmentsTravelBothWays() {
         try (SluiceServer server = SluiceServer.builder().port(0)
                 .register(TypesService.class, SluiceAttachments.service()).start();
-             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
+             SluiceClient client =
+                     SluiceClient.builder().address("127.0.0.1", server.port()).timeout(
+                             Duration.ofSeconds(10)).build()) {
             TypesService s = client.reference(TypesService.class).attachment("fixed", "f").proxy();
             SluiceContext.current().setAttachment("trace-id", "abc-123");
             assertEquals("abc-123", s.attachment("trace-id"));
@@ -98,7 +102,9 @@ class StandaloneFeaturesTest {
         try (SluiceServer server = SluiceServer.builder().port(0)
                 .register(TypesService.class, v1, "1.0", null)
                 .register(TypesService.class, v2a, "2.0", "a").start();
-             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
+             SluiceClient client =
+                     SluiceClient.builder().address("127.0.0.1", server.port()).timeout(
+                             Duration.ofSeconds(10)).build()) {
             assertEquals("v1:x", client.reference(TypesService.class).version("1.0").proxy().echo("x"));
             assertEquals("v2a:x", client.reference(TypesService.class).version("2.0").group("a").proxy().echo("x"));
             RpcException missing = assertThrows(RpcException.class,
@@ -113,7 +119,9 @@ class StandaloneFeaturesTest {
         TypesServiceImpl impl = SluiceAttachments.service();
         impl.gate = new CountDownLatch(1);
         try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl).start();
-             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
+             SluiceClient client =
+                     SluiceClient.builder().address("127.0.0.1", server.port()).timeout(
+                             Duration.ofSeconds(10)).build()) {
             TypesService s = client.reference(TypesService.class).timeout(Duration.ofMillis(200)).proxy();
             RpcTimeoutException e = assertThrows(RpcTimeoutException.class, () -> s.slow(10_000));
             assertTrue(e.wasSent());
@@ -178,7 +186,9 @@ class StandaloneFeaturesTest {
     void oneWayCallsReturnAtOnceAndStillRun() throws Exception {
         TypesServiceImpl impl = SluiceAttachments.service();
         try (SluiceServer server = SluiceServer.builder().port(0).register(TypesService.class, impl).start();
-             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(Duration.ofSeconds(10)).build()) {
+             SluiceClient client =
+                     SluiceClient.builder().address("127.0.0.1", server.port()).timeout(
+                             Duration.ofSeconds(10)).build()) {
             client.reference(TypesService.class).oneWay("fire").proxy().fire("go");
             assertTrue(impl.fired.await(5, TimeUnit.SECONDS));
             assertEquals(0, client.pendingCalls());
@@ -192,7 +202,8 @@ class StandaloneFeaturesTest {
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                      .payloadLimit(64 * 1024).timeout(Duration.ofSeconds(5)).build()) {
             TypesService s = client.proxy(TypesService.class);
-            FrameTooLargeException tooBig = assertThrows(FrameTooLargeException.class, () -> s.echo("x".repeat(100_000)));
+            FrameTooLargeException tooBig =
+                    assertThrows(FrameTooLargeException.class, () -> s.echo("x".repeat(100_000)));
             assertEquals(64 * 1024, tooBig.limit());
             assertTrue(tooBig.size() > 100_000, tooBig.getMessage());
             long start = System.nanoTime();
@@ -288,7 +299,8 @@ class StandaloneFeaturesTest {
                     }
                 }).bind();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", silent.port())
-                     .options(TransportOptions.builder().reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(100)).build())
+                     .options(TransportOptions.builder().reconnectBackoff(Duration.ofMillis(50),
+                             Duration.ofMillis(100)).build())
                      .heartbeat(Duration.ofMillis(100), Duration.ofMillis(300)).build()) {
             assertTrue(client.isConnected());
             assertTrue(second.await(10, TimeUnit.SECONDS), "client gave up on the silent peer and reconnected");
@@ -300,7 +312,8 @@ class StandaloneFeaturesTest {
         try (SluiceServer server = SluiceServer.builder().port(0).idleTimeout(Duration.ofMillis(600))
                 .register(TypesService.class, SluiceAttachments.service()).start();
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
-                     .heartbeat(Duration.ofMillis(100), Duration.ofMillis(300)).timeout(Duration.ofSeconds(10)).build()) {
+                     .heartbeat(Duration.ofMillis(100), Duration.ofMillis(300)).timeout(
+                             Duration.ofSeconds(10)).build()) {
             TypesService s = client.proxy(TypesService.class);
             assertEquals("a", s.echo("a"));
             // Idle well past both the client's read-idle limit and the server's all-idle limit: heartbeats

@@ -41,7 +41,8 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  * mvn -B -pl integration-tests test -Dtest=SoakTest -Dsoak.minutes=2 -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
- * which runs it under the test JVM's PARANOID leak detection and writes {@code integration-tests/target/soak-report.txt};
+ * which runs it under the test JVM's PARANOID leak detection and writes
+ * {@code integration-tests/target/soak-report.txt};
  * or as a plain main with {@code --minutes 2 --threads 32 --kill-every 10}.
  */
 public final class Soak {
@@ -162,7 +163,8 @@ public final class Soak {
             b.append(String.format("  lost            %,d%n", lost.sum()));
             b.append(String.format("  untyped errors  %,d%n", untyped.sum()));
             b.append(String.format("  wrong values    %,d%n", wrong.sum()));
-            b.append(String.format("  direct memory   %,d -> %,d bytes (Netty counter); pooled arenas %,d -> %,d bytes%n",
+            b.append(String.format(
+                    "  direct memory   %,d -> %,d bytes (Netty counter); pooled arenas %,d -> %,d bytes%n",
                     directBefore, directAfter, pooledBefore, pooledAfter));
             b.append("  leaks reported  ").append(leaks < 0 ? "n/a (run under the test JVM for PARANOID tracking)"
                     : String.valueOf(leaks)).append('\n');
@@ -240,7 +242,8 @@ public final class Soak {
                     if (since != 0 && now - since > limitNanos && flagged.get(i) != id) {
                         flagged.set(i, id);
                         report.lost.increment();
-                        report.samples.add("lost: call " + id + " on " + callers.get(i).getName() + " still running after "
+                        report.samples.add("lost: call " + id + " on " + callers.get(i).getName()
+                                + " still running after "
                                 + TimeUnit.NANOSECONDS.toMillis(now - since) + " ms");
                     }
                 }

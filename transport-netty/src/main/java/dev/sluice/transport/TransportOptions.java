@@ -200,7 +200,8 @@ public final class TransportOptions {
                 + ", payloadLimit=" + payloadLimit + ", waterMarks=" + writeBufferLowWaterMark + "/"
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
-                + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + "}";
+                + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout
+                        + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + "}";
     }
 
     /** Builder; every setter validates its argument at once. */
@@ -265,7 +266,8 @@ public final class TransportOptions {
 
         public Builder writeBufferWaterMarks(int low, int high) {
             if (low < 0 || high < low) {
-                throw new IllegalArgumentException("water marks need 0 <= low <= high, got low=" + low + " high=" + high);
+                throw new IllegalArgumentException("water marks need 0 <= low <= high, got low=" + low + " high="
+                        + high);
             }
             this.writeBufferLowWaterMark = low;
             this.writeBufferHighWaterMark = high;

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Makes a Netty leak report fail the build. Surefire starts every test JVM with
- * {@code -Dio.netty.leakDetection.level=paranoid -Dio.netty.customResourceLeakDetector=dev.sluice.testing.LeakGate$Detector},
+ * {@code -Dio.netty.leakDetection.level=paranoid
+ * -Dio.netty.customResourceLeakDetector=dev.sluice.testing.LeakGate$Detector},
  * so every buffer is tracked by {@link Detector}, which records each report. This extension is registered
  * through {@code META-INF/services} (JUnit auto-detection); after each test class it collects garbage, lets the
  * detector poll its reference queue, and fails the class if anything leaked.

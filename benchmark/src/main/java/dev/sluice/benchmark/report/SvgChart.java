@@ -46,7 +46,8 @@ public final class SvgChart {
                         + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
                 width, height, width, height));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
+        svg.append(String.format(Locale.ROOT,
+                "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
                 GAP, esc(title)));
         int lx = GAP;
         for (int i = 0; i < targets.size(); i++) {
@@ -135,11 +136,12 @@ public final class SvgChart {
                     double y1 = top + plotH - Math.min(top_, v + e) / top_ * plotH;
                     double y2 = top + plotH - Math.max(0, v - e) / top_ * plotH;
                     svg.append(String.format(Locale.ROOT,
-                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\" stroke-opacity=\"0.45\"/>\n", cx, cx,
-                            y1, y2));
+                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\""
+                                    + " stroke-opacity=\"0.45\"/>\n", cx, cx, y1, y2));
                 }
                 svg.append(String.format(Locale.ROOT,
-                        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\" fill=\"#333333\">%s</text>\n",
+                        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"9\""
+                                + " fill=\"#333333\">%s</text>\n",
                         bx + (barW - 2) / 2, by - 3, label(v)));
             }
         }

@@ -62,7 +62,8 @@ public final class RawTarget implements BenchTarget {
 
     @Override
     public String description() {
-        return "pre-encoded dubbo frames answered on the event loop by a minimal server, Sluice transport, no serialization";
+        return "pre-encoded dubbo frames answered on the event loop by a minimal server, Sluice transport,"
+                + " no serialization";
     }
 
     /** The eight frames: request and response per method, header included. */

@@ -16,6 +16,7 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  * {@link AsyncUserServiceImpl}) and a {@link SluiceClient} proxy, both with their defaults (which follow Dubbo's, e.g.
  * 200 service threads) and the harness's call timeout. The client sends the target's serialization; the server, at its
  * default, accepts hessian2 and fastjson2 and answers each call in the serialization it arrived in.
+ * The server's service pool can be switched for comparisons with {@link ServicePools} ({@code SLUICE_BENCH_POOL}).
  */
 public final class SluiceTarget implements BenchTarget {
 
@@ -35,7 +36,7 @@ public final class SluiceTarget implements BenchTarget {
     @Override
     public String description() {
         return "standalone SluiceServer / SluiceClient (no Dubbo), dubbo protocol, " + serialization.dubboName()
-                + ", defaults";
+                + ", defaults" + ServicePools.selected().describe();
     }
 
     public Serialization serialization() {
@@ -49,12 +50,20 @@ public final class SluiceTarget implements BenchTarget {
 
     @Override
     public AutoCloseable startServer(String host, int port) {
-        SluiceServer server = SluiceServer.builder()
+        SluiceServer.Builder builder = SluiceServer.builder()
                 .bindAddress(new InetSocketAddress(host, port))
                 .register(UserService.class, new UserServiceServerImpl())
-                .register(AsyncUserService.class, new AsyncUserServiceImpl())
-                .start();
-        return server::close;
+                .register(AsyncUserService.class, new AsyncUserServiceImpl());
+        ServicePools pool = ServicePools.selected();
+        AutoCloseable ownedPool = pool.apply(builder);
+        SluiceServer server = builder.start();
+        System.out.println("sluice server" + pool.describe());
+        return () -> {
+            System.out.println("sluice server: " + ServicePools.liveServiceThreads()
+                    + " service threads alive at close");
+            server.close();
+            ownedPool.close();
+        };
     }
 
     private SluiceClient client(ClientConfig config) {

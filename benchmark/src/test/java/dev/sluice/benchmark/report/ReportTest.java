@@ -34,7 +34,8 @@ class ReportTest {
     private final Report report = new Report(
             List.of(row("sluice", "getUser", 32, 30), row("dubbo-netty4", "getUser", 32, 20),
                     row("dubbo-netty4", "existUser", 32, 25), row("dubbo-netty4", "getUser", 1, 2)),
-            List.of("dubbo-netty4", "dubbo-sluice", "sluice"), List.of("createUser", "existUser", "getUser", "listUser"),
+            List.of("dubbo-netty4", "dubbo-sluice", "sluice"),
+                    List.of("createUser", "existUser", "getUser", "listUser"),
             "dubbo-netty4");
 
     @Test

@@ -66,7 +66,8 @@ public final class DubboDescriptors {
     }
 
     /**
-     * Splits a descriptor into {@link Class#getName()}-style names without loading anything: {@code "IJ[Ljava/lang/String;"}
+     * Splits a descriptor into {@link Class#getName()}-style names without loading anything:
+     * {@code "IJ[Ljava/lang/String;"}
      * → {@code ["int", "long", "[Ljava.lang.String;"]}. Primitives give their keyword, arrays the JVM array name.
      *
      * @throws IllegalArgumentException if the descriptor is malformed

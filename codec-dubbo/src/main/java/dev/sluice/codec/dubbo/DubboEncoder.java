@@ -230,7 +230,8 @@ public final class DubboEncoder implements FrameEncoder {
             Items items = new Items(out);
             if (resp.hasException()) {
                 items.writeObject(resp.exception());
-            } else if (flag == DubboConstants.RESPONSE_VALUE || flag == DubboConstants.RESPONSE_VALUE_WITH_ATTACHMENTS) {
+            } else if (flag == DubboConstants.RESPONSE_VALUE
+                    || flag == DubboConstants.RESPONSE_VALUE_WITH_ATTACHMENTS) {
                 items.writeObject(resp.value());
             }
             if (resp.hasAttachments()) {

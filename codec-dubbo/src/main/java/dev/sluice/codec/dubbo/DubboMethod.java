@@ -18,7 +18,10 @@ public final class DubboMethod {
     private final String serviceVersion;
     private final String methodName;
     private final String parameterTypesDesc;
-    /** The five fastjson2 items, each with its 4-byte length; computed on first encode; racing threads compute equal arrays. */
+    /**
+     * The five fastjson2 items, each with its 4-byte length; computed on first encode; racing threads compute equal
+     * arrays.
+     */
     private volatile byte[] fastjson2Prefix;
     /** The same five fields as hessian2 strings; computed on first encode, like {@link #fastjson2Prefix}. */
     private volatile byte[] hessian2Prefix;

@@ -168,7 +168,8 @@ final class Hessian2Bounds {
             string(fieldAt);
         }
         if (classDefs == MAX_CLASS_DEFS) {
-            throw new IllegalArgumentException("more than " + MAX_CLASS_DEFS + " hessian2 class definitions in one body");
+            throw new IllegalArgumentException("more than " + MAX_CLASS_DEFS
+                    + " hessian2 class definitions in one body");
         }
         if (classDefs == fieldCounts.length) {
             fieldCounts = Arrays.copyOf(fieldCounts, classDefs * 2);
@@ -261,7 +262,8 @@ final class Hessian2Bounds {
             v = ((code - 0xd4) << 16) | (u8() << 8) | u8();
         } else if (code == 'I') {
             need(4);
-            v = ((b[pos] & 0xff) << 24) | ((b[pos + 1] & 0xff) << 16) | ((b[pos + 2] & 0xff) << 8) | (b[pos + 3] & 0xff);
+            v = ((b[pos] & 0xff) << 24) | ((b[pos + 1] & 0xff) << 16) | ((b[pos + 2] & 0xff) << 8)
+                    | (b[pos + 3] & 0xff);
             pos += 4;
         } else {
             throw new IllegalArgumentException("hessian2 " + what + " at offset " + at + " is not an int (code 0x"

@@ -147,7 +147,8 @@ final class Jsonb {
             v = ((b[p] & 0xff) << 24) | ((b[p + 1] & 0xff) << 16) | ((b[p + 2] & 0xff) << 8) | (b[p + 3] & 0xff);
             p += 4;
         } else {
-            throw new IllegalArgumentException("expected a JSONB int, found type 0x" + Integer.toHexString(type & 0xff));
+            throw new IllegalArgumentException("expected a JSONB int, found type 0x"
+                    + Integer.toHexString(type & 0xff));
         }
         pos[0] = p;
         return v;

@@ -202,7 +202,8 @@ class EncoderTest {
                 DubboResponse.replyException(v201, new IllegalStateException()).resultFlag());
         assertTrue(DubboConstants.supportsResponseAttachments("2.0.99"));
         assertTrue(!DubboConstants.supportsResponseAttachments("2.0.100")
-                && !DubboConstants.supportsResponseAttachments("") && !DubboConstants.supportsResponseAttachments(null));
+                && !DubboConstants.supportsResponseAttachments("")
+                        && !DubboConstants.supportsResponseAttachments(null));
         // Every flag decodes back.
         for (DubboResponse resp : List.of(DubboResponse.replyValue(v202, 1L), DubboResponse.replyValue(v201, 1L),
                 DubboResponse.replyValue(v202, null), DubboResponse.replyValue(v201, null),

@@ -29,7 +29,8 @@ class GoldenVectorsTest {
     private static final long BASE_ID = 0x4a12e1b83e9202ddL;
     private static final List<Integer> PERMISSIONS = Arrays.asList(1, 2, 3, 4, 5, 6, 7, 8, 19, 88, 86, 89, 90, 91, 92);
     /** The readonly event of docs/wire-format.md §6.2 (no .hex file). */
-    static final byte[] READONLY_EVENT = TestBytes.hex("da bb b7 00 ca bf ed 80 95 05 81 b8 00 00 00 06 00 00 00 02 4a 52");
+    static final byte[] READONLY_EVENT =
+            TestBytes.hex("da bb b7 00 ca bf ed 80 95 05 81 b8 00 00 00 06 00 00 00 02 4a 52");
 
     private final DubboEncoder encoder = new DubboEncoder(8 * 1024 * 1024);
 

@@ -1,7 +1,6 @@
 package dev.sluice.transport.codec;
 
 import dev.sluice.transport.Connection;
-import dev.sluice.transport.FrameTooLargeException;
 import io.netty.buffer.ByteBuf;
 import java.util.List;
 

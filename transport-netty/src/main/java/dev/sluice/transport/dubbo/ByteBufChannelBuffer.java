@@ -100,7 +100,8 @@ final class ByteBufChannelBuffer implements ChannelBuffer {
     @Override
     public void getBytes(int index, ChannelBuffer dst, int length) {
         if (length > dst.writableBytes()) {
-            throw new IndexOutOfBoundsException("need " + length + " writable bytes in dst, has " + dst.writableBytes());
+            throw new IndexOutOfBoundsException("need " + length + " writable bytes in dst, has "
+                    + dst.writableBytes());
         }
         getBytes(index, dst, dst.writerIndex(), length);
         dst.writerIndex(dst.writerIndex() + length);
@@ -175,7 +176,8 @@ final class ByteBufChannelBuffer implements ChannelBuffer {
     @Override
     public void readBytes(ChannelBuffer dst, int length) {
         if (length > dst.writableBytes()) {
-            throw new IndexOutOfBoundsException("need " + length + " writable bytes in dst, has " + dst.writableBytes());
+            throw new IndexOutOfBoundsException("need " + length + " writable bytes in dst, has "
+                    + dst.writableBytes());
         }
         readBytes(dst, dst.writerIndex(), length);
         dst.writerIndex(dst.writerIndex() + length);
@@ -247,7 +249,8 @@ final class ByteBufChannelBuffer implements ChannelBuffer {
     @Override
     public void setBytes(int index, ChannelBuffer src, int length) {
         if (length > src.readableBytes()) {
-            throw new IndexOutOfBoundsException("need " + length + " readable bytes in src, has " + src.readableBytes());
+            throw new IndexOutOfBoundsException("need " + length + " readable bytes in src, has "
+                    + src.readableBytes());
         }
         setBytes(index, src, src.readerIndex(), length);
         src.readerIndex(src.readerIndex() + length);
@@ -327,7 +330,8 @@ final class ByteBufChannelBuffer implements ChannelBuffer {
     @Override
     public void writeBytes(ChannelBuffer src, int length) {
         if (length > src.readableBytes()) {
-            throw new IndexOutOfBoundsException("need " + length + " readable bytes in src, has " + src.readableBytes());
+            throw new IndexOutOfBoundsException("need " + length + " readable bytes in src, has "
+                    + src.readableBytes());
         }
         writeBytes(src, src.readerIndex(), length);
         src.readerIndex(src.readerIndex() + length);

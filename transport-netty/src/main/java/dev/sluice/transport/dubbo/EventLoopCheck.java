@@ -3,7 +3,9 @@ package dev.sluice.transport.dubbo;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 
-/** Whether the calling thread is one of a group's event loops, so blocking helpers can refuse to block it. Any thread. */
+/**
+ * Whether the calling thread is one of a group's event loops, so blocking helpers can refuse to block it. Any thread.
+ */
 final class EventLoopCheck {
     private EventLoopCheck() {
     }

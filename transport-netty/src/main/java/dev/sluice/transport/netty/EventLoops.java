@@ -84,13 +84,15 @@ public final class EventLoops {
                 if (Epoll.isAvailable()) {
                     return NativeTransport.EPOLL;
                 }
-                log.info("epoll requested but unavailable ({}); falling back to NIO", String.valueOf(Epoll.unavailabilityCause()));
+                log.info("epoll requested but unavailable ({}); falling back to NIO",
+                        String.valueOf(Epoll.unavailabilityCause()));
                 return NativeTransport.NIO;
             case IO_URING:
                 if (IoUring.isAvailable()) {
                     return NativeTransport.IO_URING;
                 }
-                log.info("io_uring requested but unavailable ({}); falling back to NIO", String.valueOf(IoUring.unavailabilityCause()));
+                log.info("io_uring requested but unavailable ({}); falling back to NIO",
+                        String.valueOf(IoUring.unavailabilityCause()));
                 return NativeTransport.NIO;
             default:
                 return NativeTransport.NIO;

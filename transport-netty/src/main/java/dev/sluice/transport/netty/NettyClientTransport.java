@@ -69,7 +69,8 @@ public final class NettyClientTransport implements ClientTransport {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.ALLOCATOR, EventLoops.allocator(options.allocator()))
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
                         options.writeBufferLowWaterMark(), options.writeBufferHighWaterMark()))
                 .handler(new ChannelInitializer<Channel>() {

@@ -75,7 +75,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Buffers.</b> The queue owns every buffer handed to {@code enqueue}, whatever happens: written (Netty
  * releases it), or released here when it fails or is withdrawn.
  */
-public final class WriteQueue {
+final class WriteQueue {
     private static final Logger log = LoggerFactory.getLogger(WriteQueue.class);
 
     private final Channel channel;
@@ -123,7 +123,7 @@ public final class WriteQueue {
     /** Set once the channel is closed: everything queued fails with this cause. */
     private volatile Throwable closedCause;
 
-    public WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite) {
+    WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite) {
         this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite);
     }
 
@@ -156,7 +156,7 @@ public final class WriteQueue {
      * @throws ConnectionClosedException when the connection is closed or closing
      * @throws PendingBytesExceededException when the pending-bytes cap would be exceeded
      */
-    public void enqueue(ByteBuf frame, WriteListener listener) {
+    void enqueue(ByteBuf frame, WriteListener listener) {
         int size = frame.readableBytes();
         if (closing || closedCause != null) {
             frame.release();
@@ -238,7 +238,7 @@ public final class WriteQueue {
     }
 
     /** Bytes accepted and not yet written to the socket: still queued here, or in the channel waiting for it. */
-    public long pendingBytes() {
+    long pendingBytes() {
         return pendingBytes.get();
     }
 

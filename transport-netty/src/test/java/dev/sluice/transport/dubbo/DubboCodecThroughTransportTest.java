@@ -95,7 +95,8 @@ class DubboCodecThroughTransportTest {
         big.setEvent("x".repeat(2 * PAYLOAD));
         RemotingException e = assertThrows(RemotingException.class, () -> channel.send(big, false));
         assertInstanceOf(ExceedPayloadLimitException.class, e.getCause());
-        assertTrue(e.getMessage().contains("Data length too large") && e.getMessage().contains("max payload: " + PAYLOAD),
+        assertTrue(e.getMessage().contains("Data length too large")
+                && e.getMessage().contains("max payload: " + PAYLOAD),
                 e.getMessage());
         assertEquals(0, connection.frames.size());
         assertEquals(1, connection.releasedOnFailure, "the encode buffer was released");

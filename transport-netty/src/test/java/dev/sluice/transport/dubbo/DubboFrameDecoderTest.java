@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The decode loop around Dubbo's codec, with a stand-in codec that decodes a Dubbo header and returns the body as a
- * string (or, should non-Dubbo input ever reach it, a line of text): kept bytes of incomplete frames, several frames per read, frames
+ * string (or, should non-Dubbo input ever reach it, a line of text): kept bytes of incomplete frames, several frames
+ * per read, frames
  * above the payload limit skipped without buffering, codec failures. Direct calls, no channel; the cumulation buffer
  * is one pooled buffer written to between calls.
  */
@@ -141,7 +142,8 @@ class DubboFrameDecoderTest {
         Request broken = assertInstanceOf(Request.class, out.get(0));
         assertEquals(77, broken.getId());
         assertTrue(broken.isBroken() && broken.isTwoWay());
-        assertTrue(String.valueOf(broken.getData()).contains("Invalid body length -5"), String.valueOf(broken.getData()));
+        assertTrue(String.valueOf(broken.getData()).contains("Invalid body length -5"),
+                String.valueOf(broken.getData()));
         Response res = assertInstanceOf(Response.class, out.get(1));
         assertEquals(78, res.getId());
         assertEquals(Response.CLIENT_ERROR, res.getStatus());
@@ -174,7 +176,8 @@ class DubboFrameDecoderTest {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         ByteBuf f = PooledByteBufAllocator.DEFAULT.heapBuffer(16 + b.length);
         try {
-            f.writeByte(0xda).writeByte(0xbb).writeByte(flag).writeByte(20).writeLong(id).writeInt(b.length).writeBytes(b);
+            f.writeByte(0xda).writeByte(0xbb).writeByte(flag).writeByte(20).writeLong(id).writeInt(b.length).writeBytes(
+                    b);
             byte[] bytes = new byte[f.readableBytes()];
             f.readBytes(bytes);
             return bytes;

@@ -65,6 +65,7 @@ class DubboUrlOptionsTest {
                 () -> DubboUrlOptions.server(url("sluice.native=kqueue")));
         assertTrue(e.getMessage().contains("sluice.native=kqueue"), e.getMessage());
         // Dubbo's own rule: the idle close must be at least two heartbeats.
-        assertThrows(IllegalStateException.class, () -> DubboUrlOptions.server(url("heartbeat=1000&close.timeout=1500")));
+        assertThrows(IllegalStateException.class, () ->
+                DubboUrlOptions.server(url("heartbeat=1000&close.timeout=1500")));
     }
 }

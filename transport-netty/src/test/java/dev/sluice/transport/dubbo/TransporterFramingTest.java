@@ -102,7 +102,8 @@ class TransporterFramingTest {
             }, 0, 50, TimeUnit.MILLISECONDS);
             long start = System.nanoTime();
             assertTrue(readsEndOfStream(raw.getInputStream()),
-                    "the server did not close the connection within " + READ_TIMEOUT_MILLIS + " ms of trickled garbage");
+                    "the server did not close the connection within " + READ_TIMEOUT_MILLIS
+                            + " ms of trickled garbage");
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(millis < 2_000, "closed only after " + millis + " ms");
         } finally {

@@ -173,7 +173,8 @@ class StuckPeerTest {
             for (Probe p : handedOver) {
                 assertTrue(p.done.await(5, TimeUnit.SECONDS), "no listener left pending");
                 if (p.failure.get() != null) {
-                    assertTrue(p.outcomeUnknown, "handed to the socket, then failed: outcome unknown, never 'not sent'");
+                    assertTrue(p.outcomeUnknown,
+                            "handed to the socket, then failed: outcome unknown, never 'not sent'");
                 }
             }
             assertEquals(0, c.pendingBytes());

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectFailedException;
+import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
 import dev.sluice.transport.NativeTransport;
@@ -285,7 +285,8 @@ class TransportTest {
             assertEquals(1, awaitConnections(server, 1));
             server.close(Duration.ofSeconds(5)).get(10, TimeUnit.SECONDS);
             c.closeFuture().get(5, TimeUnit.SECONDS);
-            assertSame(server.close(Duration.ofSeconds(1)), server.close(Duration.ofSeconds(1)), "second close is harmless");
+            assertSame(server.close(Duration.ofSeconds(1)), server.close(Duration.ofSeconds(1)),
+                    "second close is harmless");
             assertThrows(ExecutionException.class, () -> client.connect().get(10, TimeUnit.SECONDS));
         }
     }

@@ -224,7 +224,8 @@ class WriteQueueTest {
         deadLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
         EmbeddedChannel channel = new EmbeddedChannel();
         try {
-            WriteQueue q = new WriteQueue(channel, deadLoop, 128, 1 << 20, 1 << 20, dev.sluice.transport.BatchWrite.COMPOSITE);
+            WriteQueue q = new WriteQueue(channel, deadLoop, 128, 1 << 20, 1 << 20,
+                    dev.sluice.transport.BatchWrite.COMPOSITE);
             ByteBuf frame = TestFrames.frame(ALLOC, 0, 0, 0);
             Probe probe = new Probe();
             q.enqueue(frame, probe);
@@ -860,7 +861,8 @@ class WriteQueueTest {
         final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         /** When set, {@link #beforeWrite} withdraws the message, as a caller that timed out does. */
         volatile boolean withdraw;
-        final java.util.concurrent.atomic.AtomicInteger beforeWriteCalls = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger beforeWriteCalls =
+                new java.util.concurrent.atomic.AtomicInteger();
 
         @Override
         public boolean beforeWrite() {

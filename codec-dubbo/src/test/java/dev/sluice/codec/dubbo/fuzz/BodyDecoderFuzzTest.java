@@ -111,7 +111,8 @@ class BodyDecoderFuzzTest {
             return;
         }
         if (eager.status() == DubboConstants.STATUS_OK) {
-            assertNull(result[2], () -> "the eager decoder read " + eager + " but the deferred read failed: " + result[2]);
+            assertNull(result[2], () -> "the eager decoder read " + eager + " but the deferred read failed: "
+                    + result[2]);
             Object value = eager.value();
             assertEquals(value == null ? null : value.getClass(), result[1] == null ? null : result[1].getClass());
         } else {

@@ -50,7 +50,8 @@ class FrameDecoderFuzzTest {
 
     private static void check(Supplier<DubboDecoder> decoders, byte[] stream, int salt) {
         Outcome whole = decodeWhole(decoders.get(), stream);
-        Outcome pieces = decodeInPieces(decoders.get(), stream, new SplittableRandom(Arrays.hashCode(stream) * 31L + salt));
+        Outcome pieces = decodeInPieces(decoders.get(), stream,
+                new SplittableRandom(Arrays.hashCode(stream) * 31L + salt));
         if (whole.overBudget != null || pieces.overBudget != null) {
             // The first decode of a type builds fastjson2 readers (reflection, caches): measure again, warm.
             Outcome again = decodeWhole(decoders.get(), stream);
@@ -105,7 +106,8 @@ class FrameDecoderFuzzTest {
             }
         } finally {
             if (cumulation.refCnt() != 1) {
-                throw new AssertionError("the decoder kept a reference to the cumulation: refCnt " + cumulation.refCnt());
+                throw new AssertionError("the decoder kept a reference to the cumulation: refCnt "
+                        + cumulation.refCnt());
             }
             cumulation.release();
             decoder.close();

@@ -112,7 +112,8 @@ class FuzzFindingsTest {
             byte[] body = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(value.length).array(), value);
             byte[] frame = concat(FuzzDecoders.header(0x17, 20, 8, body.length), body); // expects Object
             ClassAllowlist none = ClassAllowlist.strict();
-            DubboResponse r = decodeOne(new DubboDecoder(1 << 20, none, DubboTypeResolver.forClient(id -> Object.class)),
+            DubboResponse r = decodeOne(
+                    new DubboDecoder(1 << 20, none, DubboTypeResolver.forClient(id -> Object.class)),
                     frame);
             assertEquals(8, r.id());
             if (depth <= JSONB_MAX_DEPTH) {
@@ -228,7 +229,8 @@ class FuzzFindingsTest {
         assertEquals(java.math.BigInteger.valueOf(12), ok.value());
         byte[] words = jsonbString(0x7a, "北京 e99999999".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         body = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(words.length).array(), words);
-        DubboResponse text = decodeFirst(new DubboDecoder(1 << 20, jdk, DubboTypeResolver.forClient(id -> String.class)),
+        DubboResponse text = decodeFirst(
+                new DubboDecoder(1 << 20, jdk, DubboTypeResolver.forClient(id -> String.class)),
                 concat(FuzzDecoders.header(0x17, 20, 6, body.length), body));
         assertEquals("北京 e99999999", text.value());
     }

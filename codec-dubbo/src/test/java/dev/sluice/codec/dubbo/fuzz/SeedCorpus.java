@@ -1,9 +1,8 @@
 package dev.sluice.codec.dubbo.fuzz;
 
-import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.LIMIT;
 import static dev.sluice.codec.dubbo.TestBytes.concat;
 import static dev.sluice.codec.dubbo.TestBytes.frame;
-import static dev.sluice.codec.dubbo.TestBytes.hex;
+import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.LIMIT;
 import static dev.sluice.codec.dubbo.fuzz.FuzzDecoders.header;
 
 import dev.sluice.codec.dubbo.DubboMethod;

@@ -37,6 +37,7 @@ public class Page<T> implements Serializable {
 
     @Override
     public String toString() {
-        return "Page{pageNo=" + pageNo + ", total=" + total + ", result=" + (result == null ? null : result.size()) + " items}";
+        return "Page{pageNo=" + pageNo + ", total=" + total + ", result=" + (result == null ? null : result.size())
+                + " items}";
     }
 }

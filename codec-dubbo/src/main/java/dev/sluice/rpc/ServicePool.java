@@ -1,0 +1,535 @@
+package dev.sluice.rpc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link SluiceServer}'s own service pool: a few hot workers that take a burst of calls without a wake-up per call,
+ * growing towards a maximum only when queued calls stop making progress, so methods that block are still served.
+ *
+ * <p><b>Thread model.</b> {@link #execute} runs on any thread (in the server, the event loop that decoded the call);
+ * it never blocks and never parks. Tasks run on the pool's worker threads ({@code sluice-service-N}); one more thread,
+ * {@code sluice-service-monitor}, samples progress while the pool is open. Thread-safe.
+ *
+ * <p><b>Hand-off.</b> Tasks go to one lock-free FIFO, bounded by count ({@code queueCapacity}; beyond it
+ * {@code execute} throws {@link RejectedExecutionException}). A worker that finishes a task takes the next one
+ * directly. A worker that finds the queue empty becomes <em>searching</em>; if it is the only searcher it spins for
+ * {@link #SPIN_NANOS} (with {@link Thread#onSpinWait()}) before it parks, so a call arriving within that time costs no
+ * wake-up. {@code execute} wakes a parked worker (or starts one, up to the <em>core</em> count) only when no worker is
+ * searching, and the woken worker counts as searching from the moment it is chosen, so a burst of N calls wakes one
+ * worker, not N. A searcher that takes a task and leaves no other searcher behind wakes the next worker if work is
+ * still queued, so a burst fans out across workers one wake-up at a time.
+ *
+ * <p><b>No lost wake-ups.</b> Both sides publish before they look: {@code execute} enqueues, then reads the searching
+ * count; a worker about to park first registers itself as parked, then stops counting itself as searching, then
+ * looks at the queue once more (and at the pool state). With sequentially consistent atomics one of the two always
+ * sees the other: either the submitter sees a searcher or a parked worker to wake, or the worker sees the task.
+ * A worker that exits on keep-alive checks the queue after it has left the thread count, and a thread that claimed
+ * the wake-up but found no worker to wake checks the queue and the parked set after giving the claim back (a worker
+ * may have parked, and a submitter skipped its wake-up, while the claim was held), for the same reason.
+ *
+ * <p><b>Growth.</b> {@code core} = min(maximum, max(2, available processors)) workers are started on demand. Beyond
+ * that, the monitor (sampling every {@link #DEFAULT_STALL_NANOS} while work is queued, backing off to every 10 ms
+ * while the queue is empty) adds one worker, up to the maximum, when work has been queued with no worker searching
+ * and no task started for {@link #DEFAULT_STALL_NANOS} while some worker waits in its task (sleeping, or waiting
+ * for a future, a latch, a pooled connection), or for {@link #RUNNABLE_STALL_FACTOR} times that otherwise (workers
+ * computing, descheduled by a busy machine, contending for a monitor, or in socket I/O, which Java reports as
+ * runnable). So workers blocked in a service method cannot starve the queue: it grows by one worker per stalled
+ * interval until calls move again or the maximum is reached, while a machine that is merely overloaded does not make
+ * it grow on every scheduling hiccup. Workers idle for the
+ * keep-alive exit; parked workers are reused last-in first-out so that surplus ones are the ones that expire.
+ *
+ * <p><b>Shutdown.</b> {@link #shutdown()} rejects new tasks and lets queued ones run; workers exit once the queue is
+ * empty. {@link #shutdownNow()} rejects new tasks, removes queued ones (returned, not run) and interrupts running ones;
+ * each worker exits when its current task returns. {@link #awaitTermination} waits for every worker and the monitor.
+ */
+final class ServicePool extends AbstractExecutorService {
+
+    /** How long the only searching worker spins for work before it parks. */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /** No task started for this long while work is queued and no worker searches: the monitor adds a worker. */
+    static final long DEFAULT_STALL_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    /** With every worker runnable, a stall must last this many times {@code stallNanos} before the pool grows. */
+    static final int RUNNABLE_STALL_FACTOR = 10;
+    private static final long IDLE_SAMPLE_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private static final int RUNNING = 0;
+    private static final int SHUTDOWN = 1;
+    private static final int STOP = 2;
+
+    private static final AtomicInteger IDS = new AtomicInteger();
+    private static final Logger log = LoggerFactory.getLogger(ServicePool.class);
+
+    private final String name;
+    private final int core;
+    private final int max;
+    private final int queueCapacity;
+    private final long keepAliveNanos;
+    private final long stallNanos;
+
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    /** Tasks in {@link #queue}; reserved before the offer so the capacity is never exceeded. */
+    private final AtomicInteger queued = new AtomicInteger();
+    /** Live workers, counted from the moment one is reserved until it has exited. */
+    private final AtomicInteger threads = new AtomicInteger();
+    /** Workers looking for work (spinning, or chosen to be woken), not running a task and not parked. */
+    private final AtomicInteger searching = new AtomicInteger();
+    /** Parked workers, most recently parked first. */
+    private final ConcurrentLinkedDeque<Worker> parked = new ConcurrentLinkedDeque<>();
+    private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final Thread monitor;
+    private volatile int state = RUNNING;
+
+    /**
+     * @param max most workers (the {@code threads} of {@link SluiceServer.Builder#threads})
+     * @param queueCapacity most tasks waiting for a worker
+     * @param keepAliveNanos how long a parked worker waits for work before it exits
+     * @param stallNanos see {@link #DEFAULT_STALL_NANOS}; {@code 0} disables the monitor (tests only: then the pool
+     *     never grows beyond its core and a lost wake-up would show as a task that never runs)
+     */
+    ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos) {
+        if (max < 1 || queueCapacity < 1 || keepAliveNanos <= 0 || stallNanos < 0) {
+            throw new IllegalArgumentException("max threads " + max + " and queue capacity " + queueCapacity
+                    + " must be >= 1, keep-alive " + keepAliveNanos + " ns > 0, stall " + stallNanos + " ns >= 0");
+        }
+        this.name = Objects.requireNonNull(name, "name");
+        this.max = max;
+        this.core = coreThreads(max);
+        this.queueCapacity = queueCapacity;
+        this.keepAliveNanos = keepAliveNanos;
+        this.stallNanos = stallNanos;
+        if (stallNanos > 0) {
+            monitor = new Thread(this::monitorLoop, name + "-monitor");
+            monitor.setDaemon(true);
+            monitor.start();
+        } else {
+            monitor = null;
+        }
+    }
+
+    ServicePool(int max, int queueCapacity) {
+        this("sluice-service", max, queueCapacity, TimeUnit.SECONDS.toNanos(60), DEFAULT_STALL_NANOS);
+    }
+
+    /** Workers started on demand without waiting for a stall. */
+    int coreThreads() {
+        return core;
+    }
+
+    /** The core of a pool of at most {@code max} threads: one per available processor, at least 2, at most max. */
+    static int coreThreads(int max) {
+        return Math.min(max, Math.max(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** Live workers. */
+    int threads() {
+        return threads.get();
+    }
+
+    /** Tasks waiting for a worker. */
+    int queuedTasks() {
+        return queued.get();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (state != RUNNING) {
+            throw new RejectedExecutionException(name + " is shut down");
+        }
+        for (;;) {
+            int q = queued.get();
+            if (q >= queueCapacity) {
+                throw new RejectedExecutionException(name + " is exhausted: " + q + " tasks wait (capacity "
+                        + queueCapacity + ") and " + threads.get() + " of at most " + max + " threads are busy");
+            }
+            if (queued.compareAndSet(q, q + 1)) {
+                break;
+            }
+        }
+        queue.offer(task);
+        if (state != RUNNING && queue.remove(task)) {
+            queued.decrementAndGet();
+            throw new RejectedExecutionException(name + " is shut down");
+        }
+        if (searching.get() == 0) {
+            signalWork(core);
+        }
+    }
+
+    /**
+     * Makes sure some worker will look at the queue: claims the single wake-up right (searching 0 to 1) and passes it
+     * to a parked worker, or to a new one if fewer than {@code limit} live. Returns whether a worker was chosen.
+     */
+    private boolean signalWork(int limit) {
+        if (!searching.compareAndSet(0, 1)) {
+            return false; // someone searches; it will find the work
+        }
+        return handOverSearch(limit);
+    }
+
+    /**
+     * The caller holds one count of {@link #searching} on behalf of the worker it wakes or starts; if it finds none,
+     * it gives the count back. While it held the count, a submitter may have skipped its own wake-up and a worker
+     * may have parked without seeing that submitter's task, so after giving the count back it looks at both once more.
+     */
+    private boolean handOverSearch(int limit) {
+        for (;;) {
+            Worker w = parked.pollFirst();
+            if (w != null) {
+                w.signalled = true;
+                LockSupport.unpark(w.thread);
+                return true;
+            }
+            if (reserveThread(limit)) {
+                if (startWorker()) {
+                    return true;
+                }
+            }
+            searching.decrementAndGet();
+            if (queue.isEmpty() || parked.isEmpty() || !searching.compareAndSet(0, 1)) {
+                return false;
+            }
+        }
+    }
+
+    private boolean reserveThread(int limit) {
+        for (;;) {
+            int n = threads.get();
+            if (n >= limit) {
+                return false;
+            }
+            if (threads.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Starts a worker for a reserved thread count; it begins searching. On failure undoes the reservation. */
+    private boolean startWorker() {
+        Worker w = new Worker();
+        Thread t;
+        try {
+            t = new Thread(w, name + "-" + IDS.incrementAndGet());
+            t.setDaemon(true);
+            w.thread = t;
+            workers.add(w);
+            t.start();
+            return true;
+        } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
+            workers.remove(w);
+            threads.decrementAndGet();
+            tryTerminate();
+            return false;
+        }
+    }
+
+    private final class Worker implements Runnable {
+        volatile Thread thread;
+        /** Set by the thread that removed this worker from {@link #parked}; it then holds a search count for us. */
+        volatile boolean signalled;
+        /** Tasks this worker has started; written by the worker only, read by the monitor. */
+        volatile long started;
+
+        @Override
+        public void run() {
+            try {
+                work();
+            } finally {
+                workers.remove(this);
+                threads.decrementAndGet();
+                // A submitter may have seen this thread as live and started none: look once more (see class doc).
+                if (!queue.isEmpty() && state != STOP) {
+                    signalWork(core);
+                }
+                tryTerminate();
+            }
+        }
+
+        /** Starts as a searcher (the starter counted us). */
+        private void work() {
+            boolean searcher = true;
+            for (;;) {
+                Runnable task = queue.poll();
+                if (task == null) {
+                    if (!searcher) {
+                        searching.incrementAndGet();
+                        searcher = true;
+                        continue; // look again now that submitters can see us
+                    }
+                    if (state == STOP || (state == SHUTDOWN && queue.isEmpty())) {
+                        searching.decrementAndGet();
+                        return;
+                    }
+                    task = spin();
+                    if (task == null) {
+                        int outcome = park(); // returns without a search count unless woken
+                        if (outcome == EXIT) {
+                            return;
+                        }
+                        searcher = outcome == WOKEN;
+                        continue;
+                    }
+                }
+                queued.decrementAndGet();
+                if (searcher) {
+                    searcher = false;
+                    if (searching.decrementAndGet() == 0 && !queue.isEmpty()) {
+                        signalWork(core); // the burst may need more hands; pass the search on
+                    }
+                }
+                started++;
+                runTask(task);
+            }
+        }
+
+        /** Spins for work if this is the only searcher. */
+        private Runnable spin() {
+            if (searching.get() > 1) {
+                return null;
+            }
+            long deadline = System.nanoTime() + SPIN_NANOS;
+            do {
+                Thread.onSpinWait();
+                Runnable task = queue.poll();
+                if (task != null) {
+                    return task;
+                }
+            } while (System.nanoTime() - deadline < 0 && state == RUNNING);
+            return null;
+        }
+
+        private void runTask(Runnable task) {
+            if (state != STOP) {
+                Thread.interrupted(); // an interrupt meant for the previous task must not hit this one
+            }
+            try {
+                task.run();
+            } catch (Throwable e) {
+                Thread t = Thread.currentThread();
+                t.getUncaughtExceptionHandler().uncaughtException(t, e);
+            }
+        }
+
+        /**
+         * Called holding a search count. Parks until woken, the keep-alive expires or the pool shuts down.
+         * Returns {@link #WOKEN} holding a search count, {@link #RETRY} without one, or {@link #EXIT} without one.
+         */
+        private int park() {
+            signalled = false;
+            parked.addFirst(this);
+            searching.decrementAndGet();
+            // Publish-then-look: a submitter that enqueued before we registered saw no parked worker.
+            if (!queue.isEmpty() || state != RUNNING) {
+                return unpark(parked.remove(this) ? RETRY : waitSignal());
+            }
+            long deadline = System.nanoTime() + keepAliveNanos;
+            while (!signalled) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    if (parked.remove(this)) {
+                        return EXIT; // nobody chose us; run() looks at the queue once more as it leaves
+                    }
+                    return unpark(waitSignal());
+                }
+                LockSupport.parkNanos(ServicePool.this, left);
+            }
+            return unpark(WOKEN);
+        }
+
+        /** Someone removed us from {@link #parked} and is about to set {@link #signalled}. */
+        private int waitSignal() {
+            while (!signalled) {
+                Thread.onSpinWait();
+            }
+            return WOKEN;
+        }
+
+        private int unpark(int outcome) {
+            if (outcome == RETRY) {
+                searching.incrementAndGet();
+                return WOKEN;
+            }
+            return outcome;
+        }
+    }
+
+    private static final int WOKEN = 0;
+    private static final int RETRY = 1;
+    private static final int EXIT = 2;
+
+    /**
+     * Adds a worker when queued work made no progress and nobody searches: after {@code stallNanos} if some worker
+     * waits in its task ({@link #blockedWorker}), after {@link #RUNNABLE_STALL_FACTOR} times that otherwise. A runnable
+     * worker may be computing, or descheduled by a busy machine, and another thread would not help; or it may be
+     * blocked in socket I/O, which Java reports as runnable, so it is not ignored forever.
+     */
+    private void monitorLoop() {
+        long sleep = stallNanos;
+        long last = startedTotal();
+        long stalledSince = System.nanoTime();
+        boolean wasQueued = false;
+        while (state != STOP && terminated.getCount() > 0) {
+            LockSupport.parkNanos(this, sleep);
+            long started = startedTotal();
+            long now = System.nanoTime();
+            boolean isQueued = queued.get() > 0;
+            if (!isQueued || !wasQueued || started != last) {
+                stalledSince = now; // nothing waits, or it only started waiting, or calls moved
+                sleep = isQueued ? stallNanos : Math.min(sleep * 2, IDLE_SAMPLE_MAX_NANOS);
+            } else if (searching.get() == 0 && state != STOP) {
+                long stalled = now - stalledSince;
+                Thread blocked = stalled >= stallNanos ? blockedWorker() : null;
+                if (stalled >= stallNanos * RUNNABLE_STALL_FACTOR || blocked != null) {
+                    int before = threads.get();
+                    searching.incrementAndGet();
+                    if (handOverSearch(max)) {
+                        stalledSince = now;
+                        if (log.isDebugEnabled()) {
+                            log.debug("{}: {} queued tasks made no progress for {} us ({}); added a worker ({} live"
+                                    + " before, max {})", name, queued.get(), TimeUnit.NANOSECONDS.toMicros(stalled),
+                                    blocked == null ? "every worker runnable" : blocked.getName() + " "
+                                            + blocked.getState() + " on " + LockSupport.getBlocker(blocked),
+                                    before, max);
+                        }
+                    }
+                }
+            }
+            wasQueued = isQueued;
+            last = started;
+        }
+    }
+
+    /**
+     * A worker that waits in its task (sleeping, or waiting for a future, a latch, a connection from a pool), or
+     * null. A worker parked by this pool for want of work is not one. Nor is a worker {@code BLOCKED} entering a
+     * monitor: the thread holding it is running or waiting itself, and more threads would only queue on the same
+     * monitor (seen in the benchmark: a cold JVM's class loading and a serializer's one-time code generation briefly
+     * held 20 workers on one lock). Such workers count as runnable.
+     */
+    private Thread blockedWorker() {
+        for (Worker w : workers) {
+            Thread t = w.thread;
+            if (t == null) {
+                continue;
+            }
+            Thread.State st = t.getState();
+            if ((st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING) && LockSupport.getBlocker(t) != this) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private long startedTotal() {
+        long sum = 0;
+        for (Worker w : workers) {
+            sum += w.started;
+        }
+        return sum;
+    }
+
+    private void tryTerminate() {
+        if (state != RUNNING && threads.get() == 0 && (state == STOP || queue.isEmpty())) {
+            terminated.countDown();
+            if (monitor != null) {
+                LockSupport.unpark(monitor);
+            }
+        }
+    }
+
+    private synchronized void advance(int to) {
+        if (state < to) {
+            state = to;
+        }
+    }
+
+    /** Wakes every parked worker so that it sees the new state; they leave holding no search count. */
+    private void wakeAll() {
+        Worker w;
+        while ((w = parked.pollFirst()) != null) {
+            searching.incrementAndGet();
+            w.signalled = true;
+            LockSupport.unpark(w.thread);
+        }
+        if (monitor != null) {
+            LockSupport.unpark(monitor);
+        }
+    }
+
+    @Override
+    public void shutdown() {
+        advance(SHUTDOWN);
+        wakeAll();
+        if (!queue.isEmpty()) {
+            signalWork(core); // queued tasks still run; make sure someone is there to run them
+        }
+        tryTerminate();
+    }
+
+    @Override
+    public List<Runnable> shutdownNow() {
+        advance(STOP);
+        List<Runnable> left = new ArrayList<>();
+        Runnable task;
+        while ((task = queue.poll()) != null) {
+            queued.decrementAndGet();
+            left.add(task);
+        }
+        for (Worker w : workers) {
+            Thread t = w.thread;
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+        wakeAll();
+        tryTerminate();
+        return left;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return state != RUNNING;
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return terminated.getCount() == 0 && (monitor == null || !monitor.isAlive());
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (!terminated.await(timeout, unit)) {
+            return false;
+        }
+        if (monitor != null) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                TimeUnit.NANOSECONDS.timedJoin(monitor, left);
+            }
+            return !monitor.isAlive();
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return name + "[threads=" + threads.get() + " (core " + core + ", max " + max + "), queued=" + queued.get()
+                + "/" + queueCapacity + ", searching=" + searching.get() + ", state=" + state + "]";
+    }
+}

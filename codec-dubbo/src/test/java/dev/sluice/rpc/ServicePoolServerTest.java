@@ -1,0 +1,223 @@
+package dev.sluice.rpc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.codec.dubbo.DubboConstants;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@link SluiceServer} on its default {@link ServicePool}: blocking services, the pool's limits, end to end. */
+@Timeout(120)
+class ServicePoolServerTest {
+
+    /** The service under test; its methods block the way a service calling a database would. */
+    public interface ProbeService {
+        /** Sleeps {@code millis}: the service's behaviour, not test synchronisation. */
+        String sleep(int millis);
+
+        /** Waits until {@link #release()} is called (at most 60 s). */
+        String hold();
+
+        String release();
+
+        String echo(String s);
+    }
+
+    static final class ProbeImpl implements ProbeService {
+        final AtomicInteger sleeping = new AtomicInteger();
+        final AtomicInteger maxSleeping = new AtomicInteger();
+        final CountDownLatch released = new CountDownLatch(1);
+        final AtomicInteger holding = new AtomicInteger();
+
+        @Override
+        public String sleep(int millis) {
+            maxSleeping.accumulateAndGet(sleeping.incrementAndGet(), Math::max);
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                sleeping.decrementAndGet();
+            }
+            return "slept";
+        }
+
+        @Override
+        public String hold() {
+            holding.incrementAndGet();
+            try {
+                return released.await(60, TimeUnit.SECONDS) ? "held" : "timed out";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+        }
+
+        @Override
+        public String release() {
+            released.countDown();
+            return "released";
+        }
+
+        @Override
+        public String echo(String s) {
+            return s;
+        }
+    }
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        callers.shutdownNow();
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private SluiceServer start(SluiceServer.Builder builder) {
+        SluiceServer server = builder.start();
+        closeables.add(server);
+        return server;
+    }
+
+    private ProbeService client(SluiceServer server) {
+        SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
+                .timeout(Duration.ofSeconds(30)).build();
+        closeables.add(client);
+        return client.proxy(ProbeService.class);
+    }
+
+    private static int core() {
+        return ServicePool.coreThreads(200);
+    }
+
+    /**
+     * More calls than the pool's hot workers block until a call that arrives after them: the default pool must grow
+     * past its core to run that call, or every call times out.
+     */
+    @Test
+    void callsBlockedOnALaterCallDoNotDeadlockTheDefaultPool() throws Exception {
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = start(SluiceServer.builder().port(0).register(ProbeService.class, impl));
+        ProbeService probe = client(server);
+        int blocked = core() + 4;
+        List<Future<String>> holds = new ArrayList<>();
+        for (int i = 0; i < blocked; i++) {
+            holds.add(callers.submit(probe::hold));
+        }
+        assertEquals("released", callers.submit(probe::release).get(60, TimeUnit.SECONDS));
+        for (Future<String> f : holds) {
+            assertEquals("held", f.get(60, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * 32 callers of a method that sleeps 5 ms, and one caller of a quick method: every call succeeds, and the server
+     * ran more sleeping calls at once than it keeps hot workers (it grew instead of queueing them behind each other).
+     */
+    @Test
+    void aServiceThatSleeps5msDoesNotStarveOtherCalls() throws Exception {
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = start(SluiceServer.builder().port(0).register(ProbeService.class, impl));
+        ProbeService probe = client(server);
+        List<Future<?>> sleepers = new ArrayList<>();
+        for (int t = 0; t < 32; t++) {
+            sleepers.add(callers.submit(() -> {
+                for (int i = 0; i < 20; i++) {
+                    assertEquals("slept", probe.sleep(5));
+                }
+                return null;
+            }));
+        }
+        Future<?> quick = callers.submit(() -> {
+            for (int i = 0; i < 200; i++) {
+                assertEquals("q" + i, probe.echo("q" + i));
+            }
+            return null;
+        });
+        quick.get(60, TimeUnit.SECONDS);
+        for (Future<?> f : sleepers) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        assertTrue(impl.maxSleeping.get() > core(), "at most " + impl.maxSleeping.get()
+                + " sleeping calls ran at once; the pool keeps " + core() + " hot workers and should have grown");
+        assertEquals(0, server.inFlight());
+    }
+
+    /** Closing the server ends every service thread it started, the grown ones and the monitor included. */
+    @Test
+    void closingTheServerEndsItsServiceThreads() throws Exception {
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = SluiceServer.builder().port(0).register(ProbeService.class, impl).start();
+        ProbeService probe = client(server);
+        List<Future<String>> holds = new ArrayList<>();
+        for (int i = 0; i < core() + 3; i++) {
+            holds.add(callers.submit(probe::hold));
+        }
+        assertEquals("released", callers.submit(probe::release).get(60, TimeUnit.SECONDS));
+        for (Future<String> f : holds) {
+            assertEquals("held", f.get(60, TimeUnit.SECONDS));
+        }
+        List<Thread> started = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (!before.contains(t) && t.getName().startsWith("sluice-service")) {
+                started.add(t);
+            }
+        }
+        long workers = started.stream().filter(t -> !t.getName().endsWith("-monitor")).count();
+        assertTrue(workers > core(), "the pool should have grown past its core: " + started);
+        server.close(Duration.ofSeconds(10)).get(30, TimeUnit.SECONDS);
+        for (Thread t : started) {
+            t.join(TimeUnit.SECONDS.toMillis(10));
+            assertTrue(!t.isAlive(), t.getName() + " outlived the server's close");
+        }
+    }
+
+    /**
+     * threads(1, 1): one call runs, one waits, the next is answered with status 100 (not executed), and the first two
+     * still complete.
+     */
+    @Test
+    void aCallBeyondTheQueueCapacityIsAnsweredWithStatus100() throws Exception {
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = start(SluiceServer.builder().port(0).register(ProbeService.class, impl).threads(1, 1));
+        ProbeService probe = client(server);
+        Future<String> running = callers.submit(probe::hold);
+        awaitCondition(() -> impl.holding.get() == 1, "the first call should be running");
+        Future<String> waiting = callers.submit(() -> probe.echo("queued"));
+        awaitCondition(() -> server.inFlight() == 2, "the second call should be queued");
+        RpcException e = assertThrows(RpcException.class, () -> probe.echo("refused"));
+        assertEquals(DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED, e.status());
+        assertTrue(e.getMessage().contains("thread pool is exhausted"), e.getMessage());
+        assertEquals(1, server.stats().refusedRequests());
+        impl.released.countDown();
+        assertEquals("held", running.get(60, TimeUnit.SECONDS));
+        assertEquals("queued", waiting.get(60, TimeUnit.SECONDS));
+    }
+
+    /** Waits for a state another thread reaches (no fixed sleep): yields until it holds or 30 s pass. */
+    private static void awaitCondition(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(what + " within 30 s");
+            }
+            Thread.yield();
+        }
+    }
+}
