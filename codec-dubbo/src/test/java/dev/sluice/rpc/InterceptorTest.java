@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.EventLoop;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,7 +80,7 @@ class InterceptorTest {
         public void onCall(Invocation inv) {
             log.add(name + ".onCall " + inv.side() + " " + inv.method());
             threads.add(Thread.currentThread().getName());
-            onEventLoop |= io.netty.util.internal.ThreadExecutorMap.currentExecutor() instanceof io.netty.channel.EventLoop;
+            onEventLoop |= ThreadExecutorMap.currentExecutor() instanceof EventLoop;
         }
 
         @Override
@@ -86,7 +88,7 @@ class InterceptorTest {
             log.add(name + ".onComplete " + inv.side() + " " + inv.method() + " " + outcome.kind());
             outcomes.add(outcome);
             threads.add(Thread.currentThread().getName());
-            onEventLoop |= io.netty.util.internal.ThreadExecutorMap.currentExecutor() instanceof io.netty.channel.EventLoop;
+            onEventLoop |= ThreadExecutorMap.currentExecutor() instanceof EventLoop;
         }
     }
 
