@@ -1,7 +1,9 @@
 package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.micrometer.MicrometerTransportObserver;
 import java.time.Duration;
 import java.util.Locale;
 import org.apache.dubbo.common.URL;
@@ -30,6 +32,10 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *       doubling to 5 s) after losing its connection or failing its first connect; off by default, so that only
  *       Dubbo's reconnect timer redials, as with Dubbo's own transports ({@code reconnect} is Dubbo's key for that
  *       timer). See {@link SluiceDubboClient}.</td></tr>
+ *   <tr><td>{@code sluice.metrics}</td><td>a name: records the transport meters of this endpoint, tagged
+ *       {@code transport=<name>}, in Micrometer's global registry ({@code Metrics.globalRegistry}, which Spring
+ *       Boot's and Dubbo's own metrics use by default); endpoints with the same name share meters. Needs
+ *       {@code io.micrometer:micrometer-core} on the class path; absent (the default), nothing is recorded.</td></tr>
  * </table>
  *
  * <p>Stateless; any thread.
@@ -37,6 +43,7 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
 final class DubboUrlOptions {
     static final String NATIVE_KEY = "sluice.native";
     static final String RECONNECT_KEY = "sluice.reconnect";
+    static final String METRICS_KEY = "sluice.metrics";
 
     private DubboUrlOptions() {
     }
@@ -65,11 +72,24 @@ final class DubboUrlOptions {
     }
 
     private static TransportOptions.Builder common(URL url) {
+        String metrics = url.getParameter(METRICS_KEY);
         return TransportOptions.builder()
+                .observer(metrics == null || metrics.isBlank() ? null : micrometer(metrics.trim()))
                 .payloadLimit(url.getParameter(Constants.PAYLOAD_KEY, Constants.DEFAULT_PAYLOAD))
                 .connectTimeout(Duration.ofMillis(
                         url.getPositiveParameter(Constants.CONNECT_TIMEOUT_KEY, Constants.DEFAULT_CONNECT_TIMEOUT)))
                 .nativeTransport(nativeTransport(url));
+    }
+
+    /** Loads the Micrometer binding only here, when asked for; a clear error when Micrometer is not there. */
+    private static TransportObserver micrometer(String name) {
+        try {
+            return MicrometerTransportObserver.global(name);
+        } catch (LinkageError e) {
+            throw new IllegalStateException(METRICS_KEY + "=" + name + " records Micrometer meters, but"
+                    + " io.micrometer:micrometer-core is not on the class path (" + e + "); add it or remove "
+                    + METRICS_KEY, e);
+        }
     }
 
     static NativeTransport nativeTransport(URL url) {

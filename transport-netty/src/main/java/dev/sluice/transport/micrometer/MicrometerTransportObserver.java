@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.Objects;
@@ -47,6 +48,7 @@ import java.util.function.LongSupplier;
  * thread-safe and non-blocking. Tag cardinality is one value per observer created.
  */
 public final class MicrometerTransportObserver implements TransportObserver {
+    private static final ConcurrentHashMap<String, MicrometerTransportObserver> GLOBAL = new ConcurrentHashMap<>();
     private final AtomicInteger connections = new AtomicInteger();
     private final Set<LongSupplier> pending = ConcurrentHashMap.newKeySet();
     private final Counter bytesIn;
@@ -94,6 +96,15 @@ public final class MicrometerTransportObserver implements TransportObserver {
     public static MicrometerTransportObserver create(MeterRegistry registry, String name, double... percentiles) {
         return new MicrometerTransportObserver(Objects.requireNonNull(registry, "registry"), name,
                 percentiles.length == 0 ? null : percentiles.clone());
+    }
+
+    /**
+     * The observer of transports named {@code name} in Micrometer's global registry ({@code Metrics.globalRegistry},
+     * which Spring Boot and Dubbo's own metrics feed by default), one per name: every endpoint bound with the same
+     * name shares its meters. Used by the Dubbo {@code sluice} Transporter's {@code sluice.metrics} URL parameter.
+     */
+    public static TransportObserver global(String name) {
+        return GLOBAL.computeIfAbsent(name, n -> create(Metrics.globalRegistry, n));
     }
 
     private static double sum(Set<LongSupplier> suppliers) {
