@@ -8,7 +8,8 @@ package dev.sluice.rpc;
  * <p><b>Threads.</b> Never an event loop, unless the user made one run the call (a server built with
  * {@code directExecutor()}). Client: {@link #onCall} on the calling thread, before the request is encoded;
  * {@link #onComplete} on the calling thread for synchronous and one-way calls, and on the client's callback executor
- * for calls returning {@code CompletableFuture} (before the caller's future completes). Server: both on the thread
+ * for calls returning {@code CompletableFuture} (before the caller's future completes; on the calling thread when the
+ * call had already completed before the proxy returned). Server: both on the thread
  * that runs the service method (the server's executor); for a method returning a {@code CompletionStage},
  * {@link #onComplete} on the thread that completes that stage.
  *

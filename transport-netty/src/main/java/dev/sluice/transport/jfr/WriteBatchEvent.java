@@ -30,7 +30,7 @@ public final class WriteBatchEvent extends Event {
     public long bytes;
 
     @Label("Oldest Wait")
-    @Description("From enqueue of the oldest frame of the batch to its write; 0 for frames written directly")
+    @Description("From enqueue of the oldest frame of the batch to the batch's flush; 0 for direct writes")
     @Timespan(Timespan.NANOSECONDS)
     public long oldestWait;
 
