@@ -139,6 +139,18 @@ public final class SluiceClient implements AutoCloseable {
         return transport.isConnected();
     }
 
+    /**
+     * True while the connection is stalled (see {@link Builder#stallTimeout}): new calls fail at once with
+     * {@link ConnectionStalledException}, not sent.
+     */
+    public boolean isStalled() {
+        try {
+            return transport.isConnected() && transport.connection().isStalled();
+        } catch (RuntimeException e) { // lost between the two calls
+            return false;
+        }
+    }
+
     /** Calls waiting for a response. */
     public int pendingCalls() {
         return pending.size();
