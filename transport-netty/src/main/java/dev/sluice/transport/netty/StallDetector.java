@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  *       in flight keep their own timeouts, and the idle rules close a connection that stays silent.</li>
  * </ol>
  * A check runs every {@code T / 5} (at least every 5 ms), so detection takes between {@code 2T} and about
- * {@code 2.4T} after the first unanswered write.
+ * {@code 2.4T} after the first unanswered write. A check that runs late (more than two periods after the previous
+ * one: this event loop was itself held up, by a GC pause or a starved CPU) only notes the time, so that the bytes
+ * that arrived meanwhile are read before the peer is judged: the client's own pause is not the peer's stall.
  *
  * <p>Threads: the channel's event loop only (every method is a Netty callback or a task scheduled on that loop).
  */
@@ -39,12 +41,16 @@ final class StallDetector extends ChannelDuplexHandler {
     /** When the probe was sent; 0 when none is out. */
     private long probeSent;
     private boolean probing = true;
+    private final long periodNanos;
+    /** When the last check ran; to notice that this event loop itself was held up. */
+    private long lastCheck;
     private ScheduledFuture<?> tick;
 
     StallDetector(NettyConnection connection, TransportHandler handler, long timeoutNanos) {
         this.connection = connection;
         this.handler = handler;
         this.timeoutNanos = timeoutNanos;
+        this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), timeoutNanos / 5);
     }
 
     @Override
@@ -64,8 +70,8 @@ final class StallDetector extends ChannelDuplexHandler {
         if (tick != null) {
             return;
         }
-        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), timeoutNanos / 5);
-        tick = ctx.executor().scheduleAtFixedRate(() -> check(ctx), period, period, TimeUnit.NANOSECONDS);
+        lastCheck = System.nanoTime();
+        tick = ctx.executor().scheduleAtFixedRate(() -> check(ctx), periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -90,10 +96,17 @@ final class StallDetector extends ChannelDuplexHandler {
 
     private void check(ChannelHandlerContext ctx) {
         assert ctx.executor().inEventLoop();
+        long now = System.nanoTime();
+        boolean late = now - lastCheck > 2 * periodNanos;
+        lastCheck = now;
+        if (late) {
+            // This loop was held up itself (a GC pause, a starved CPU): what the peer sent meanwhile may be waiting
+            // in the socket, unread. Let the loop read it before judging the peer: the next check decides.
+            return;
+        }
         if (!probing || !ctx.channel().isActive() || connection.isStalled() || writtenSince == 0) {
             return;
         }
-        long now = System.nanoTime();
         if (probeSent != 0) {
             if (now - probeSent >= timeoutNanos) {
                 connection.stalled(true);
