@@ -31,6 +31,7 @@ public final class TransportOptions {
     private final Duration closeTimeout;
     private final int socketSendBuffer;
     private final int socketReceiveBuffer;
+    private final Duration stallTimeout;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -53,6 +54,7 @@ public final class TransportOptions {
         this.closeTimeout = b.closeTimeout;
         this.socketSendBuffer = b.socketSendBuffer;
         this.socketReceiveBuffer = b.socketReceiveBuffer;
+        this.stallTimeout = b.stallTimeout;
     }
 
     public static TransportOptions defaults() {
@@ -85,6 +87,7 @@ public final class TransportOptions {
         b.closeTimeout = closeTimeout;
         b.socketSendBuffer = socketSendBuffer;
         b.socketReceiveBuffer = socketReceiveBuffer;
+        b.stallTimeout = stallTimeout;
         return b;
     }
 
@@ -185,6 +188,18 @@ public final class TransportOptions {
         return socketReceiveBuffer;
     }
 
+    /**
+     * Client stall detection; {@link Duration#ZERO} (default) turns it off. When bytes were written and nothing has
+     * been read for this long since, the connection sends the protocol's liveness probe
+     * ({@link TransportHandler#probe}); when nothing at all is read for this long again after the probe, the
+     * connection is <em>stalled</em> ({@link Connection#isStalled()}) until its next read. Detection therefore
+     * takes between two and about two and a half times this value. A slow answer does not count: the peer answers
+     * the probe on its I/O thread.
+     */
+    public Duration stallTimeout() {
+        return stallTimeout;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -193,7 +208,8 @@ public final class TransportOptions {
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
                 + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout
-                        + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + "}";
+                + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + ", stallTimeout=" + stallTimeout
+                + "}";
     }
 
     /** Builder; every setter validates its argument at once. */
@@ -218,6 +234,7 @@ public final class TransportOptions {
         private Duration closeTimeout = Duration.ofSeconds(3);
         private int socketSendBuffer;
         private int socketReceiveBuffer;
+        private Duration stallTimeout = Duration.ZERO;
 
         private Builder() {
         }
@@ -329,6 +346,12 @@ public final class TransportOptions {
             }
             this.socketSendBuffer = sendBytes;
             this.socketReceiveBuffer = receiveBytes;
+            return this;
+        }
+
+        /** See {@link TransportOptions#stallTimeout()}; {@link Duration#ZERO} turns stall detection off. */
+        public Builder stallTimeout(Duration timeout) {
+            this.stallTimeout = nonNegative(timeout, "stallTimeout");
             return this;
         }
 

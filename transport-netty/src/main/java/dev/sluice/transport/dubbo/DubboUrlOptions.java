@@ -30,6 +30,12 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *       doubling to 5 s) after losing its connection or failing its first connect; off by default, so that only
  *       Dubbo's reconnect timer redials, as with Dubbo's own transports ({@code reconnect} is Dubbo's key for that
  *       timer). See {@link SluiceDubboClient}.</td></tr>
+ *   <tr><td>{@code sluice.stall-timeout}</td><td>client: stall detection, in ms; absent or 0 (default) = off. When
+ *       a request was written and nothing was read for this long, a heartbeat probe goes out; when that is not
+ *       answered within this long either, the channel reports itself readonly, so {@code DubboInvoker.isAvailable()}
+ *       is false and the cluster picks other providers, until the first byte is read. Set it on the reference or the
+ *       consumer config ({@code parameters}), like Dubbo's own keys. See
+ *       {@link dev.sluice.transport.TransportOptions#stallTimeout()}.</td></tr>
  * </table>
  *
  * <p>Stateless; any thread.
@@ -37,6 +43,7 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
 final class DubboUrlOptions {
     static final String NATIVE_KEY = "sluice.native";
     static final String RECONNECT_KEY = "sluice.reconnect";
+    static final String STALL_TIMEOUT_KEY = "sluice.stall-timeout";
 
     private DubboUrlOptions() {
     }
@@ -61,7 +68,7 @@ final class DubboUrlOptions {
         // timer). Sluice's backoff redial, faster after a provider restart, is opt-in.
         String own = url.getParameter(RECONNECT_KEY);
         boolean reconnect = own != null && Boolean.parseBoolean(own.trim());
-        return b.reconnect(reconnect).build();
+        return b.reconnect(reconnect).stallTimeout(stallTimeout(url)).build();
     }
 
     private static TransportOptions.Builder common(URL url) {
@@ -70,6 +77,25 @@ final class DubboUrlOptions {
                 .connectTimeout(Duration.ofMillis(
                         url.getPositiveParameter(Constants.CONNECT_TIMEOUT_KEY, Constants.DEFAULT_CONNECT_TIMEOUT)))
                 .nativeTransport(nativeTransport(url));
+    }
+
+    static Duration stallTimeout(URL url) {
+        String value = url.getParameter(STALL_TIMEOUT_KEY);
+        if (value == null || value.isBlank()) {
+            return Duration.ZERO;
+        }
+        long ms;
+        try {
+            ms = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(STALL_TIMEOUT_KEY + "=" + value
+                    + " is not a number of milliseconds (0 or absent turns stall detection off)", e);
+        }
+        if (ms < 0) {
+            throw new IllegalArgumentException(STALL_TIMEOUT_KEY + "=" + value
+                    + " must be >= 0 ms (0 or absent turns stall detection off)");
+        }
+        return Duration.ofMillis(ms);
     }
 
     static NativeTransport nativeTransport(URL url) {
