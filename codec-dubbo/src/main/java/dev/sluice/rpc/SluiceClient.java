@@ -9,6 +9,7 @@ import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.ConnectionStalledException;
 import dev.sluice.transport.IdleState;
 import dev.sluice.transport.SendState;
 import dev.sluice.transport.SluiceException;
@@ -64,6 +65,13 @@ public final class SluiceClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceClient.class);
     private static final String READONLY = "sluice.readonly";
     private static final String IDLE_COUNT = "sluice.idle";
+    /**
+     * Default stall timeout, 1 s: a live provider answers a heartbeat on its I/O thread within a round trip even
+     * with every service thread busy, so 2 s of total silence with a heartbeat out (probe after 1 s, stalled 1 s
+     * later) means a frozen process or a dead path, while young-generation GC pauses and scheduling hiccups of a
+     * loaded host stay well below it. See README.
+     */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(1);
 
     private final NettyClientTransport transport;
     private final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
@@ -73,6 +81,7 @@ public final class SluiceClient implements AutoCloseable {
     private final Serialization defaultSerialization;
     private final Duration heartbeat;
     private final Duration idleTimeout;
+    private final Duration stallTimeout;
     private final Executor callbackExecutor;
     private final Timer timer;
     /** Empty (and then never touched on a call) when no interceptor is registered. */
@@ -85,6 +94,7 @@ public final class SluiceClient implements AutoCloseable {
         this.defaultSerialization = b.serialization;
         this.heartbeat = b.heartbeat;
         this.idleTimeout = b.idleTimeout;
+        this.stallTimeout = b.stallTimeout;
         this.callbackExecutor = b.callbackExecutor;
         this.timer = new HashedWheelTimer(r -> {
             Thread t = new Thread(r, "sluice-client-timer");
@@ -95,7 +105,7 @@ public final class SluiceClient implements AutoCloseable {
         // one connection then parse in parallel instead of queueing behind one thread.
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
                 .deferResponseValues(true).build();
-        TransportOptions options = b.options.toBuilder().readerIdle(heartbeat).build();
+        TransportOptions options = b.options.toBuilder().readerIdle(heartbeat).stallTimeout(stallTimeout).build();
         this.transport = NettyClientTransport.builder().remote(b.address).options(options).codec(codec)
                 .handler(new Handler()).eventLoops(b.loops).tls(b.tls).build();
         try {
@@ -130,6 +140,18 @@ public final class SluiceClient implements AutoCloseable {
     /** True while connected to the provider. */
     public boolean isConnected() {
         return transport.isConnected();
+    }
+
+    /**
+     * True while the connection is stalled (see {@link Builder#stallTimeout}): new calls fail at once with
+     * {@link ConnectionStalledException}, not sent.
+     */
+    public boolean isStalled() {
+        try {
+            return transport.isConnected() && transport.connection().isStalled();
+        } catch (RuntimeException e) { // lost between the two calls
+            return false;
+        }
     }
 
     /** Calls waiting for a response. */
@@ -225,6 +247,12 @@ public final class SluiceClient implements AutoCloseable {
                     + " never block. Call it from another thread, or declare the method returning CompletableFuture.");
         }
         Connection connection = transport.connection();
+        if (connection.isStalled()) {
+            throw new ConnectionStalledException("Not sent: the connection to " + transport.remoteAddress()
+                    + " is stalled (requests written and neither they nor a heartbeat answered within the stall"
+                    + " timeout of " + stallTimeout.toMillis() + " ms); " + meta.description
+                    + " was refused before sending; retry on another provider, or later");
+        }
         if (Boolean.TRUE.equals(connection.attribute(READONLY))) {
             throw new RpcException(0, "Not sent: provider " + transport.remoteAddress() + " is shutting down"
                     + " (readonly event received); retry on another provider", true, null);
@@ -555,6 +583,22 @@ public final class SluiceClient implements AutoCloseable {
                 connection.close();
                 return;
             }
+            sendHeartbeat(connection);
+        }
+
+        /** The stall probe is a two-way heartbeat, which a provider answers on its I/O thread. */
+        @Override
+        public boolean probe(Connection connection) {
+            sendHeartbeat(connection);
+            return true;
+        }
+
+        @Override
+        public void stallChanged(Connection connection, boolean stalled) {
+            log.debug("{} {}", connection, stalled ? "stalled: new calls refused, not sent" : "answers again");
+        }
+
+        private void sendHeartbeat(Connection connection) {
             try {
                 connection.send(DubboRequest.heartbeat(ids.getAndIncrement(), defaultSerialization.id()),
                         WriteListener.NONE);
@@ -730,6 +774,7 @@ public final class SluiceClient implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(1);
         private Duration heartbeat = Duration.ofSeconds(60);
         private Duration idleTimeout = Duration.ofSeconds(180);
+        private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
         private Executor callbackExecutor = ForkJoinPool.commonPool();
         private EventLoops loops;
         private SslContext tls;
@@ -770,6 +815,24 @@ public final class SluiceClient implements AutoCloseable {
         /** Largest frame body accepted and sent (default 8 MiB, as Dubbo's {@code payload}). */
         public Builder payloadLimit(int bytes) {
             this.options = options.toBuilder().payloadLimit(bytes).build();
+            return this;
+        }
+
+        /**
+         * Stall detection (default {@link #DEFAULT_STALL_TIMEOUT}, 1 s; {@link Duration#ZERO} turns it off). When
+         * calls were written and nothing at all was read for {@code timeout}, a heartbeat goes out; when that too is
+         * unanswered for {@code timeout}, the connection is stalled and new calls fail at once with
+         * {@link ConnectionStalledException} (not sent), until the provider sends anything. Calls already sent keep
+         * their own timeouts. A provider answers heartbeats on its I/O thread, so a slow method or a busy service
+         * pool is not a stall. See {@link TransportOptions#stallTimeout()}.
+         */
+        public Builder stallTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("stall timeout must be >= 0 (0 turns detection off), got "
+                        + timeout);
+            }
+            this.stallTimeout = timeout;
             return this;
         }
 

@@ -82,4 +82,14 @@ public interface Connection {
 
     /** The connection's event loop as an executor, to run short work in order with its events. Never block in it. */
     java.util.concurrent.Executor executor();
+
+    /**
+     * True while the connection is stalled: it wrote, read nothing since, and its liveness probe went unanswered for
+     * the stall timeout ({@link TransportOptions#stallTimeout()}). The first byte read clears it. A stalled connection
+     * stays open and still sends; the protocol layer decides what to do with new calls. Always false when stall
+     * detection is off.
+     */
+    default boolean isStalled() {
+        return false;
+    }
 }

@@ -26,4 +26,20 @@ public interface TransportHandler {
     /** The connection closed; {@code cause} is why, or a {@link ConnectionClosedException} for a plain close. */
     default void disconnected(Connection connection, Throwable cause) {
     }
+
+    /**
+     * Stall detection ({@link TransportOptions#stallTimeout()}) asks for a liveness probe: send the protocol's
+     * request that the peer answers on its I/O thread whatever its service threads are doing (Dubbo: a two-way
+     * heartbeat). Return false when the protocol has none; stall detection then stays off for this connection.
+     */
+    default boolean probe(Connection connection) {
+        return false;
+    }
+
+    /**
+     * The connection became stalled ({@code stalled} true: the probe went unanswered for the stall timeout) or was
+     * read from again ({@code stalled} false). {@link Connection#isStalled()} already says so when this runs.
+     */
+    default void stallChanged(Connection connection, boolean stalled) {
+    }
 }

@@ -32,6 +32,7 @@ public final class TransportOptions {
     private final int socketSendBuffer;
     private final int socketReceiveBuffer;
     private final TransportObserver observer;
+    private final Duration stallTimeout;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -55,6 +56,7 @@ public final class TransportOptions {
         this.socketSendBuffer = b.socketSendBuffer;
         this.socketReceiveBuffer = b.socketReceiveBuffer;
         this.observer = b.observer;
+        this.stallTimeout = b.stallTimeout;
     }
 
     public static TransportOptions defaults() {
@@ -88,6 +90,7 @@ public final class TransportOptions {
         b.socketSendBuffer = socketSendBuffer;
         b.socketReceiveBuffer = socketReceiveBuffer;
         b.observer = observer;
+        b.stallTimeout = stallTimeout;
         return b;
     }
 
@@ -193,6 +196,18 @@ public final class TransportOptions {
         return observer;
     }
 
+    /**
+     * Client stall detection; {@link Duration#ZERO} (default) turns it off. When bytes were written and nothing has
+     * been read for this long since, the connection sends the protocol's liveness probe
+     * ({@link TransportHandler#probe}); when nothing at all is read for this long again after the probe, the
+     * connection is <em>stalled</em> ({@link Connection#isStalled()}) until its next read. Detection therefore
+     * takes between two and about two and a half times this value. A slow answer does not count: the peer answers
+     * the probe on its I/O thread.
+     */
+    public Duration stallTimeout() {
+        return stallTimeout;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -201,7 +216,8 @@ public final class TransportOptions {
                 + writeBufferHighWaterMark + ", pendingBytesCap=" + pendingBytesCap + ", drain="
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
                 + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout
-                        + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + "}";
+                + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + ", stallTimeout=" + stallTimeout
+                + "}";
     }
 
     /** Builder; every setter validates its argument at once. */
@@ -227,6 +243,7 @@ public final class TransportOptions {
         private int socketSendBuffer;
         private int socketReceiveBuffer;
         private TransportObserver observer;
+        private Duration stallTimeout = Duration.ZERO;
 
         private Builder() {
         }
@@ -344,6 +361,12 @@ public final class TransportOptions {
         /** See {@link TransportOptions#observer()}; {@code null} removes it. */
         public Builder observer(TransportObserver observer) {
             this.observer = observer;
+            return this;
+        }
+
+        /** See {@link TransportOptions#stallTimeout()}; {@link Duration#ZERO} turns stall detection off. */
+        public Builder stallTimeout(Duration timeout) {
+            this.stallTimeout = nonNegative(timeout, "stallTimeout");
             return this;
         }
 

@@ -36,6 +36,12 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *       {@code transport=<name>}, in Micrometer's global registry ({@code Metrics.globalRegistry}, which Spring
  *       Boot's and Dubbo's own metrics use by default); endpoints with the same name share meters. Needs
  *       {@code io.micrometer:micrometer-core} on the class path; absent (the default), nothing is recorded.</td></tr>
+ *   <tr><td>{@code sluice.stall-timeout}</td><td>client: stall detection, in ms; absent or 0 (default) = off. When
+ *       a request was written and nothing was read for this long, a heartbeat probe goes out; when that is not
+ *       answered within this long either, the channel reports itself readonly, so {@code DubboInvoker.isAvailable()}
+ *       is false and the cluster picks other providers, until the first byte is read. Set it on the reference or the
+ *       consumer config ({@code parameters}), like Dubbo's own keys. See
+ *       {@link dev.sluice.transport.TransportOptions#stallTimeout()}.</td></tr>
  * </table>
  *
  * <p>Stateless; any thread.
@@ -44,6 +50,7 @@ final class DubboUrlOptions {
     static final String NATIVE_KEY = "sluice.native";
     static final String RECONNECT_KEY = "sluice.reconnect";
     static final String METRICS_KEY = "sluice.metrics";
+    static final String STALL_TIMEOUT_KEY = "sluice.stall-timeout";
 
     private DubboUrlOptions() {
     }
@@ -68,7 +75,7 @@ final class DubboUrlOptions {
         // timer). Sluice's backoff redial, faster after a provider restart, is opt-in.
         String own = url.getParameter(RECONNECT_KEY);
         boolean reconnect = own != null && Boolean.parseBoolean(own.trim());
-        return b.reconnect(reconnect).build();
+        return b.reconnect(reconnect).stallTimeout(stallTimeout(url)).build();
     }
 
     private static TransportOptions.Builder common(URL url) {
@@ -90,6 +97,25 @@ final class DubboUrlOptions {
                     + " io.micrometer:micrometer-core is not on the class path (" + e + "); add it or remove "
                     + METRICS_KEY, e);
         }
+    }
+
+    static Duration stallTimeout(URL url) {
+        String value = url.getParameter(STALL_TIMEOUT_KEY);
+        if (value == null || value.isBlank()) {
+            return Duration.ZERO;
+        }
+        long ms;
+        try {
+            ms = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(STALL_TIMEOUT_KEY + "=" + value
+                    + " is not a number of milliseconds (0 or absent turns stall detection off)", e);
+        }
+        if (ms < 0) {
+            throw new IllegalArgumentException(STALL_TIMEOUT_KEY + "=" + value
+                    + " must be >= 0 ms (0 or absent turns stall detection off)");
+        }
+        return Duration.ofMillis(ms);
     }
 
     static NativeTransport nativeTransport(URL url) {

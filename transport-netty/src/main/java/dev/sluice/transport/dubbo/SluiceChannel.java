@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
 final class SluiceChannel extends AbstractChannel {
     private static final Logger log = LoggerFactory.getLogger(SluiceChannel.class);
     private static final String KEY = SluiceChannel.class.getName();
+    private static final String READONLY_KEY = org.apache.dubbo.remoting.Constants.CHANNEL_ATTRIBUTE_READONLY_KEY;
 
     private final Connection connection;
     /** The client this connection belongs to, or null on a server (see {@link #equals}). */
@@ -202,14 +203,23 @@ final class SluiceChannel extends AbstractChannel {
         connection.close(); // after whatever is already queued has been written
     }
 
+    /**
+     * Also true for Dubbo's readonly key while the connection is stalled ({@link Connection#isStalled()}): that is
+     * what {@code DubboInvoker.isAvailable()} reads, so the cluster picks other providers. The stored attribute
+     * (set by a provider's readonly event) is left alone, so a read that clears the stall cannot clear it.
+     */
     @Override
     public boolean hasAttribute(String key) {
-        return attributes.containsKey(key);
+        return attributes.containsKey(key) || (connection.isStalled() && READONLY_KEY.equals(key));
     }
 
     @Override
     public Object getAttribute(String key) {
-        return attributes.get(key);
+        Object value = attributes.get(key);
+        if (value == null && connection.isStalled() && READONLY_KEY.equals(key)) {
+            return Boolean.TRUE;
+        }
+        return value;
     }
 
     @Override

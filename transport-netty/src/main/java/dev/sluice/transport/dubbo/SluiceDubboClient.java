@@ -30,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * transport's reader-idle timer fires and a heartbeat request goes out through the channel, as Dubbo's netty4
  * client does; so Dubbo starts no heartbeat timer.
  *
+ * <p><b>Stall.</b> With {@code sluice.stall-timeout} set, the transport probes a connection that wrote and read
+ * nothing for that long with a heartbeat; unanswered for that long again, the connection is stalled and its
+ * {@link SluiceChannel} reports Dubbo's readonly attribute, which {@code DubboInvoker.isAvailable()} reads, so the
+ * cluster routes new calls to other providers. {@code isConnected()} stays true, so Dubbo's reconnect timer does not
+ * react until its own idle rule does. The first byte read clears it.
+ *
  * <p><b>Reconnect.</b> Dubbo's contract by default, Sluice's faster redial on request:
  * <ul>
  *   <li>Dubbo's {@code ReconnectTimerTask} (unless {@code reconnect=false}) calls {@link #reconnect()} when the
@@ -191,9 +197,26 @@ final class SluiceDubboClient extends AbstractClient {
 
         @Override
         public void idle(Connection connection, IdleState state) {
-            if (state != IdleState.READER_IDLE) {
-                return;
+            if (state == IdleState.READER_IDLE) {
+                sendHeartbeat(connection);
             }
+        }
+
+        /** The stall probe is Dubbo's heartbeat: providers answer it on their I/O thread, busy pool or not. */
+        @Override
+        public boolean probe(Connection connection) {
+            sendHeartbeat(connection);
+            return true;
+        }
+
+        @Override
+        public void stallChanged(Connection connection, boolean stalled) {
+            // SluiceChannel reports the readonly attribute while the connection is stalled; nothing to store here.
+            log.debug("{} {}", channel(connection), stalled ? "stalled: unavailable to the cluster"
+                    : "available again");
+        }
+
+        private void sendHeartbeat(Connection connection) {
             SluiceChannel ch = channel(connection);
             Request heartbeat = new Request();
             heartbeat.setVersion(Version.getProtocolVersion());

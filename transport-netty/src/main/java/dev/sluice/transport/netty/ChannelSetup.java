@@ -14,7 +14,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 
 /**
- * Builds the pipeline every Sluice channel shares: {@code [tls] [idle] frame-decoder connection}. There is no
+ * Builds the pipeline every Sluice channel shares: {@code [tls] [idle] [stall] frame-decoder connection}. There is no
  * outbound encoder: callers encode on their own threads, and the event loop only writes finished frames.
  * Called on the channel's event loop from a {@code ChannelInitializer}.
  */
@@ -69,6 +69,10 @@ final class ChannelSetup {
         }
         if (options.observer() != null) {
             p.addLast("bytes-in", new BytesReadCounter(options.observer()));
+        }
+        long stall = options.stallTimeout().toNanos();
+        if (stall > 0) {
+            p.addLast("stall", new StallDetector(connection, handler, stall));
         }
         p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder(connection), frameTimeoutNanos,
                 onFrameTimeout));

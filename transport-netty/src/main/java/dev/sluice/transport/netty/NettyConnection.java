@@ -29,6 +29,8 @@ public final class NettyConnection implements Connection {
     private final ConcurrentMap<String, Object> attributes = new ConcurrentHashMap<>(4);
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
     private final Duration closeTimeout;
+    /** Written by {@link StallDetector} on the event loop; read by any thread. */
+    private volatile boolean stalled;
 
     NettyConnection(Channel channel, FrameEncoder encoder, TransportOptions options) {
         this.channel = channel;
@@ -72,6 +74,16 @@ public final class NettyConnection implements Connection {
     @Override
     public boolean isActive() {
         return channel.isActive();
+    }
+
+    @Override
+    public boolean isStalled() {
+        return stalled;
+    }
+
+    /** Event loop ({@link StallDetector}). */
+    void stalled(boolean value) {
+        stalled = value;
     }
 
     @Override
@@ -158,6 +170,6 @@ public final class NettyConnection implements Connection {
     @Override
     public String toString() {
         return "NettyConnection[" + channel.localAddress() + " -> " + channel.remoteAddress()
-                + (channel.isActive() ? "" : ", closed") + "]";
+                + (channel.isActive() ? "" : ", closed") + (stalled ? ", stalled" : "") + "]";
     }
 }

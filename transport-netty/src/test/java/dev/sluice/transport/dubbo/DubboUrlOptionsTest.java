@@ -68,4 +68,16 @@ class DubboUrlOptionsTest {
         assertThrows(IllegalStateException.class, () ->
                 DubboUrlOptions.server(url("heartbeat=1000&close.timeout=1500")));
     }
+
+    @Test
+    void stallTimeoutIsOptInAndInMilliseconds() {
+        assertEquals(Duration.ZERO, DubboUrlOptions.client(url("")).stallTimeout(), "off unless asked for");
+        assertEquals(Duration.ZERO, DubboUrlOptions.client(url("sluice.stall-timeout=0")).stallTimeout());
+        assertEquals(Duration.ofMillis(300), DubboUrlOptions.client(url("sluice.stall-timeout=300")).stallTimeout());
+        assertEquals(Duration.ZERO, DubboUrlOptions.server(url("sluice.stall-timeout=300")).stallTimeout(),
+                "a client-side option");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> DubboUrlOptions.client(url("sluice.stall-timeout=-5")));
+        assertTrue(e.getMessage().contains("sluice.stall-timeout=-5"), e.getMessage());
+    }
 }

@@ -1,0 +1,176 @@
+package dev.sluice.transport.dubbo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.transport.netty.PausableProxy;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.remoting.Constants;
+import org.apache.dubbo.remoting.RemotingException;
+import org.apache.dubbo.remoting.exchange.ExchangeChannel;
+import org.apache.dubbo.remoting.exchange.ExchangeClient;
+import org.apache.dubbo.remoting.exchange.ExchangeServer;
+import org.apache.dubbo.remoting.exchange.Exchangers;
+import org.apache.dubbo.remoting.exchange.support.ExchangeHandlerAdapter;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 18: {@code sluice.stall-timeout} inside Dubbo. A provider that takes requests and answers nothing (a
+ * {@link PausableProxy} holding back its answers, as a frozen process would) makes the client channel report Dubbo's
+ * readonly attribute, which {@code DubboInvoker.isAvailable()} reads through {@link ExchangeClient#hasAttribute};
+ * the first byte read clears it. A provider that is only slow (a long method, a saturated pool) answers the
+ * heartbeat probe on its I/O thread and is never reported. Real Dubbo exchange layers on both sides, server and
+ * client on the {@code sluice} Transporter.
+ */
+@Timeout(60)
+class StallDetectionTest {
+    private static final long STALL_MS = 200;
+
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger maxRunning = new AtomicInteger();
+    private ExchangeServer server;
+    private PausableProxy proxy;
+    private ExchangeClient client;
+
+    @AfterEach
+    void close() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A provider whose reply to "sleep:N" takes N ms on its service pool, and a client through a proxy. */
+    private void start(String serverParams, String clientParams) throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        server = Exchangers.bind(URL.valueOf("dubbo://127.0.0.1:" + port + "/stall?server=sluice&codec=exchange"
+                + "&serialization=fastjson2&heartbeat=0" + serverParams),
+                new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) {
+                    @Override
+                    public CompletableFuture<Object> reply(ExchangeChannel channel, Object request)
+                            throws RemotingException {
+                        int now = running.incrementAndGet();
+                        maxRunning.accumulateAndGet(now, Math::max);
+                        try {
+                            String text = String.valueOf(request);
+                            if (text.startsWith("sleep:")) {
+                                // The condition under test: a service method that legitimately runs this long.
+                                Thread.sleep(Long.parseLong(text.substring(6)));
+                            }
+                            return CompletableFuture.completedFuture("done:" + text);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return CompletableFuture.completedFuture("interrupted");
+                        } finally {
+                            running.decrementAndGet();
+                        }
+                    }
+                });
+        proxy = new PausableProxy(new InetSocketAddress("127.0.0.1", port));
+        client = Exchangers.connect(URL.valueOf("dubbo://127.0.0.1:" + proxy.port() + "/stall?client=sluice"
+                + "&codec=exchange&serialization=fastjson2&heartbeat=0&timeout=10000" + clientParams),
+                new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) { });
+        assertEquals("done:warm", client.request("warm", 5_000).get(5, TimeUnit.SECONDS));
+    }
+
+    private boolean unavailable() {
+        // What DubboInvoker.isAvailable() reads, besides isConnected().
+        return client.hasAttribute(Constants.CHANNEL_ATTRIBUTE_READONLY_KEY);
+    }
+
+    /** Watches the client until {@code done}; fails if it ever reported itself unavailable meanwhile. */
+    private void neverUnavailableUntil(BooleanSupplier done) {
+        while (!done.getAsBoolean()) {
+            assertFalse(unavailable(), "a slow but live provider was reported stalled");
+            assertTrue(client.isConnected());
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    private static long awaitMillis(BooleanSupplier condition, long limitMillis) {
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(limitMillis);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "condition not reached within " + limitMillis + " ms");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    @Test
+    void methodRunningSecondsWithNoOtherTrafficAnswersTheProbeAndIsNeverStalled() throws Exception {
+        start("", "&sluice.stall-timeout=" + STALL_MS);
+        CompletableFuture<Object> slow = client.request("sleep:2500", 10_000);
+        neverUnavailableUntil(slow::isDone);
+        assertEquals("done:sleep:2500", slow.get());
+        assertTrue(proxy.heartbeatsFromClient() >= 1,
+                "no heartbeat probe was sent during 2.5 s of silence; the test did not exercise the probe");
+    }
+
+    @Test
+    void saturatedServicePoolAnswersTheProbeAndIsNeverStalled() throws Exception {
+        start("&threadpool=fixed&threads=1&queues=100", "&sluice.stall-timeout=" + STALL_MS);
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            calls.add(client.request("sleep:800", 10_000));
+        }
+        CompletableFuture<Void> all = CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]));
+        neverUnavailableUntil(all::isDone);
+        for (CompletableFuture<Object> c : calls) {
+            assertEquals("done:sleep:800", c.get());
+        }
+        assertEquals(1, maxRunning.get(), "the pool was not saturated: calls ran in parallel");
+        assertTrue(proxy.heartbeatsFromClient() >= 1, "no heartbeat probe was sent while calls waited in the queue");
+    }
+
+    @Test
+    void providerThatStopsAnsweringIsUnavailableWithinTheTimeoutAndTheFirstByteClearsIt() throws Exception {
+        start("", "&sluice.stall-timeout=" + STALL_MS);
+        proxy.pause();
+        CompletableFuture<Object> inFlight = client.request("fast", 10_000);
+        long millis = awaitMillis(this::unavailable, 5_000);
+        // Probe after STALL_MS of silence, stalled STALL_MS later; checks every STALL_MS / 5. Loaded machine: slack.
+        assertTrue(millis >= 2 * STALL_MS - 20 && millis < 2 * STALL_MS + 1_500,
+                "stalled after " + millis + " ms with a stall timeout of " + STALL_MS + " ms");
+        assertTrue(client.isConnected(), "a stalled channel stays connected: Dubbo's reconnect timer is not involved");
+        assertTrue(proxy.heartbeatsFromClient() >= 1, "stalled without a probe");
+        assertFalse(inFlight.isDone(), "the call in flight must keep its own timeout: " + inFlight);
+
+        proxy.resume();
+        assertEquals("done:fast", inFlight.get(5, TimeUnit.SECONDS));
+        awaitMillis(() -> !unavailable(), 5_000);
+        assertEquals("done:again", client.request("again", 5_000).get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void withTheOptionOffASilentProviderIsNeitherProbedNorReported() throws Exception {
+        start("", "");
+        proxy.pause();
+        CompletableFuture<Object> call = client.request("fast", 1_000);
+        // Its timeout (1 s, five stall timeouts) is the wait: the call fails, nothing else happened meanwhile.
+        assertTrue(call.handle((v, t) -> t != null).get(5, TimeUnit.SECONDS), "the call was answered");
+        assertFalse(unavailable());
+        assertEquals(0, proxy.heartbeatsFromClient());
+    }
+}
