@@ -46,7 +46,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * RELIABILITY.md C18a, C18b, D22 and E25 / issue 12 items 1, 3 and 4, through SluiceClient and SluiceServer: peers
+ * docs/reliability.md C18a, C18b, D22 and E25 / issue 12 items 1, 3 and 4, through SluiceClient and SluiceServer: peers
  * whose socket stops being read, made real with plain sockets that have small receive buffers and do not read.
  */
 @Timeout(120)
