@@ -32,9 +32,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * docs/reliability.md D24 / issue 12 item 2: what a failed call says about its request is true. "Not sent" only
- * when the provider cannot have seen it (proved in StandaloneFeaturesTest: the server never runs it); "maybe sent" when it
- * had been handed to the socket; "sent, no response" once written. Here the two "maybe sent" cases, each against a
- * peer that has really received part of the request.
+ * when the provider cannot have seen it (proved in StandaloneFeaturesTest: the server never runs it); "maybe sent"
+ * when it had been handed to the socket; "sent, no response" once written. Here the two "maybe sent" cases, each
+ * against a peer that has really received part of the request.
  */
 @Timeout(60)
 class SendStateTest {
