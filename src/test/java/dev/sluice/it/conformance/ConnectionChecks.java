@@ -5,6 +5,7 @@ import static dev.sluice.it.conformance.Checks.measure;
 import static dev.sluice.it.conformance.Checks.require;
 
 import dev.sluice.it.harness.DubboPeers;
+import dev.sluice.it.harness.TcpConnections;
 import dev.sluice.it.rpc.model.TypesService;
 import dev.sluice.rpc.RpcException;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.it.harness.TcpConnections;
 import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesChecks;
 import dev.sluice.it.rpc.model.TypesService;
@@ -232,9 +233,12 @@ class StandaloneFeaturesTest {
                 Thread.onSpinWait();
             }
             CompletableFuture<Void> closed = server.close(Duration.ofSeconds(10));
-            // The readonly event reaches the client; a new call is refused with a retryable error.
+            // The readonly event reaches the client, which then refuses new calls itself, retryable and not sent. (A
+            // call that crosses the event on the wire is refused by the server instead: retry until the event is in.)
             RpcException refused = null;
-            for (int i = 0; i < 200 && refused == null; i++) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (System.nanoTime() < deadline
+                    && (refused == null || !String.valueOf(refused.getMessage()).contains("readonly event"))) {
                 try {
                     s.echo("new");
                     Thread.onSpinWait();
@@ -243,6 +247,8 @@ class StandaloneFeaturesTest {
                 }
             }
             assertTrue(refused != null && refused.isRetryable(), "new calls refused with a retryable error");
+            assertTrue(String.valueOf(refused.getMessage()).contains("readonly event"),
+                    "the client received the readonly event and refused by itself: " + refused.getMessage());
             assertFalse(closed.isDone(), "close waits for in-flight calls");
             impl.gate.countDown();
             for (java.util.concurrent.Future<String> f : inFlight) {
@@ -316,11 +322,15 @@ class StandaloneFeaturesTest {
                              Duration.ofSeconds(10)).build()) {
             TypesService s = client.proxy(TypesService.class);
             assertEquals("a", s.echo("a"));
+            java.util.Set<Integer> before = TcpConnections.clientPorts(server.port());
+            assertEquals(1, before.size(), "one connection to the server: " + before);
             // Idle well past both the client's read-idle limit and the server's all-idle limit: heartbeats
             // (answered by the server) keep the same connection alive.
             assertFalse(new CountDownLatch(1).await(1500, TimeUnit.MILLISECONDS));
             assertTrue(client.isConnected());
             assertEquals("b", s.echo("b"));
+            assertEquals(before, TcpConnections.clientPorts(server.port()),
+                    "the same socket carried both calls: no close and reconnect in between");
         }
     }
 }

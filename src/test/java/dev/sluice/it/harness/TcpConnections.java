@@ -1,4 +1,4 @@
-package dev.sluice.it.conformance;
+package dev.sluice.it.harness;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,14 +16,14 @@ import java.util.TreeSet;
  *
  * <p>Stateless; any thread. Linux only.
  */
-final class TcpConnections {
+public final class TcpConnections {
     private static final String ESTABLISHED = "01";
 
     private TcpConnections() {
     }
 
     /** Local ports of the ESTABLISHED sockets whose remote port is {@code serverPort} (the clients' ends). */
-    static Set<Integer> clientPorts(int serverPort) {
+    public static Set<Integer> clientPorts(int serverPort) {
         Set<Integer> ports = new TreeSet<>();
         for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
             Path path = Paths.get(table);
