@@ -112,7 +112,7 @@ class ServicePoolServerTest {
     @Test
     void callsBlockedOnALaterCallDoNotDeadlockTheDefaultPool() throws Exception {
         ProbeImpl impl = new ProbeImpl();
-        SluiceServer server = start(SluiceServer.builder().port(0).register(ProbeService.class, impl));
+        SluiceServer server = start(SluiceServer.builder().port(0).hotWorkers(true).register(ProbeService.class, impl));
         ProbeService probe = client(server);
         int blocked = core() + 4;
         List<Future<String>> holds = new ArrayList<>();
@@ -132,7 +132,7 @@ class ServicePoolServerTest {
     @Test
     void aServiceThatSleeps5msDoesNotStarveOtherCalls() throws Exception {
         ProbeImpl impl = new ProbeImpl();
-        SluiceServer server = start(SluiceServer.builder().port(0).register(ProbeService.class, impl));
+        SluiceServer server = start(SluiceServer.builder().port(0).hotWorkers(true).register(ProbeService.class, impl));
         ProbeService probe = client(server);
         List<Future<?>> sleepers = new ArrayList<>();
         for (int t = 0; t < 32; t++) {
@@ -163,7 +163,8 @@ class ServicePoolServerTest {
     void closingTheServerEndsItsServiceThreads() throws Exception {
         java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
         ProbeImpl impl = new ProbeImpl();
-        SluiceServer server = SluiceServer.builder().port(0).register(ProbeService.class, impl).start();
+        SluiceServer server =
+                SluiceServer.builder().port(0).hotWorkers(true).register(ProbeService.class, impl).start();
         ProbeService probe = client(server);
         List<Future<String>> holds = new ArrayList<>();
         for (int i = 0; i < core() + 3; i++) {
@@ -195,7 +196,8 @@ class ServicePoolServerTest {
     @Test
     void aCallBeyondTheQueueCapacityIsAnsweredWithStatus100() throws Exception {
         ProbeImpl impl = new ProbeImpl();
-        SluiceServer server = start(SluiceServer.builder().port(0).register(ProbeService.class, impl).threads(1, 1));
+        SluiceServer server =
+                start(SluiceServer.builder().port(0).hotWorkers(true).register(ProbeService.class, impl).threads(1, 1));
         ProbeService probe = client(server);
         Future<String> running = callers.submit(probe::hold);
         awaitCondition(() -> impl.holding.get() == 1, "the first call should be running");

@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Which service pool the benchmark's {@link SluiceServer} runs its methods on, chosen by the environment variable
  * {@value #ENV} (or the system property {@value #PROPERTY}) so that one target can be measured with each pool:
  * <ul>
- *   <li>{@code default}: the server's own default pool (hot workers that grow when calls stall, at most 200);
- *   <li>{@code tpe}: a {@link ThreadPoolExecutor} of 200 threads and a queue of 10,000, the server's default before;
+ *   <li>{@code default}: the server's own default pool (a ThreadPoolExecutor of at most 200 threads);
+ *   <li>{@code hot}: {@link SluiceServer.Builder#hotWorkers(boolean)}, hot workers that grow when calls stall;
+ *   <li>{@code tpe}: a {@link ThreadPoolExecutor} of 200 threads and a queue of 10,000, owned by the benchmark;
  *   <li>{@code fixed4}: a {@link ThreadPoolExecutor} of 4 threads and a queue of 10,000;
  *   <li>{@code direct}: {@link SluiceServer.Builder#directExecutor()}, methods run on the event loop.
  * </ul>
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public enum ServicePools {
     DEFAULT("default", "the server's default pool"),
+    HOT("hot", "hot workers"),
     TPE("tpe", "ThreadPoolExecutor 200 threads"),
     FIXED4("fixed4", "ThreadPoolExecutor 4 threads"),
     DIRECT("direct", "directExecutor"),
@@ -50,7 +52,7 @@ public enum ServicePools {
                 return p;
             }
         }
-        throw new IllegalArgumentException(ENV + "=" + value + " is not a service pool; use one of default, tpe,"
+        throw new IllegalArgumentException(ENV + "=" + value + " is not a service pool; use one of default, hot, tpe,"
                 + " fixed4, direct");
     }
 
@@ -68,6 +70,9 @@ public enum ServicePools {
                 return own(builder, 4);
             case DIRECT:
                 builder.directExecutor();
+                return () -> { };
+            case HOT:
+                builder.hotWorkers(true);
                 return () -> { };
             default:
                 return () -> { };
