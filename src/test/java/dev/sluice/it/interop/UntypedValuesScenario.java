@@ -1,11 +1,11 @@
 package dev.sluice.it.interop;
 
 import com.alibaba.fastjson2.JSON;
+import dev.sluice.codec.dubbo.TestValues;
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.rpc.Serialization;
 import dev.sluice.rpc.SluiceClient;
-import java.lang.reflect.Array;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -298,46 +298,10 @@ public final class UntypedValuesScenario {
     }
 
     private static void same(Object expected, Object actual, String what) {
-        Object e = normalize(expected);
-        Object a = normalize(actual);
-        require(e.equals(a), what + ": expected " + e + " but read " + a + " (" + classes(actual) + ")");
-    }
-
-    /**
-     * The data of a value, comparable with equals: maps, lists and sets of any class become the JDK's, numbers
-     * their long or double value (hessian2 has no short, byte or float), arrays a list tagged with the array class.
-     */
-    private static Object normalize(Object v) {
-        if (v instanceof Map) {
-            Map<Object, Object> m = new HashMap<>();
-            ((Map<?, ?>) v).forEach((k, x) -> m.put(normalize(k), normalize(x)));
-            return m;
-        }
-        if (v instanceof Set) {
-            Set<Object> s = new HashSet<>();
-            ((Set<?>) v).forEach(x -> s.add(normalize(x)));
-            return s;
-        }
-        if (v instanceof Collection) {
-            List<Object> l = new ArrayList<>();
-            ((Collection<?>) v).forEach(x -> l.add(normalize(x)));
-            return l;
-        }
-        if (v != null && v.getClass().isArray()) {
-            List<Object> l = new ArrayList<>();
-            l.add(v.getClass().getSimpleName());
-            for (int i = 0; i < Array.getLength(v); i++) {
-                l.add(normalize(Array.get(v, i)));
-            }
-            return l;
-        }
-        if (v instanceof Byte || v instanceof Short || v instanceof Integer || v instanceof Long) {
-            return ((Number) v).longValue();
-        }
-        if (v instanceof Float || v instanceof Double) {
-            return ((Number) v).doubleValue();
-        }
-        return v == null ? "null" : v;
+        Object e = TestValues.normalize(expected);
+        Object a = TestValues.normalize(actual);
+        require(java.util.Objects.equals(e, a), what + ": expected " + e + " but read " + a + " (" + classes(actual)
+                + ")");
     }
 
     /** The simple names of the container classes in a value, outermost first, without repeats. */

@@ -19,7 +19,6 @@ import dev.sluice.codec.dubbo.model.UntypedService;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Array;
 import java.lang.reflect.Type;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -300,7 +299,7 @@ class UntypedValuesTest {
      * class named on the wire; any other fastjson2 class fails.
      */
     private static void assertSameValue(Object sent, Object read, String what) {
-        assertEquals(normalize(sent), normalize(read), what);
+        assertEquals(TestValues.normalize(sent), TestValues.normalize(read), what);
         boolean fastjson2 = what.startsWith(Ser.FASTJSON2.name());
         noFastjsonClass(read, what, "value", fastjson2, Collections.newSetFromMap(new IdentityHashMap<>()));
     }
@@ -329,43 +328,6 @@ class UntypedValuesTest {
                 noFastjsonClass(((Object[]) v)[i], what, path + "[" + i + "]", jsonArrayAllowed, seen);
             }
         }
-    }
-
-    /**
-     * The data of a value, comparable with equals: maps, lists and sets of any class become the JDK's, numbers
-     * their long or double value (hessian2 has no short, byte or float), arrays a list tagged with the array class.
-     */
-    private static Object normalize(Object v) {
-        if (v instanceof Map) {
-            Map<Object, Object> m = new HashMap<>();
-            ((Map<?, ?>) v).forEach((k, x) -> m.put(normalize(k), normalize(x)));
-            return m;
-        }
-        if (v instanceof Set) {
-            Set<Object> s = new HashSet<>();
-            ((Set<?>) v).forEach(x -> s.add(normalize(x)));
-            return s;
-        }
-        if (v instanceof Collection) {
-            List<Object> l = new ArrayList<>();
-            ((Collection<?>) v).forEach(x -> l.add(normalize(x)));
-            return l;
-        }
-        if (v != null && v.getClass().isArray()) {
-            List<Object> l = new ArrayList<>();
-            l.add(v.getClass().getSimpleName());
-            for (int i = 0; i < Array.getLength(v); i++) {
-                l.add(normalize(Array.get(v, i)));
-            }
-            return l;
-        }
-        if (v instanceof Byte || v instanceof Short || v instanceof Integer || v instanceof Long) {
-            return ((Number) v).longValue();
-        }
-        if (v instanceof Float || v instanceof Double) {
-            return ((Number) v).doubleValue();
-        }
-        return v;
     }
 
     @Test
