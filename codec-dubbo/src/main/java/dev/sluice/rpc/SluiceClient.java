@@ -2,48 +2,24 @@ package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DubboCodec;
-import dev.sluice.codec.dubbo.DubboConstants;
-import dev.sluice.codec.dubbo.DubboMethod;
-import dev.sluice.codec.dubbo.DubboRequest;
-import dev.sluice.codec.dubbo.DubboResponse;
-import dev.sluice.codec.dubbo.DubboSerializationException;
-import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.ConnectionStalledException;
-import dev.sluice.transport.IdleState;
-import dev.sluice.transport.SendState;
 import dev.sluice.transport.SluiceException;
-import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
-import dev.sluice.transport.WriteListener;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyClientTransport;
-import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timeout;
-import io.netty.util.Timer;
-import io.netty.util.internal.ThreadExecutorMap;
-import java.lang.reflect.Method;
-import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.Proxy;
-import java.lang.reflect.Type;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,11 +36,15 @@ import org.slf4j.LoggerFactory;
  * {@link CompletableFuture} for methods declared so, completed on the client's callback executor, never on the
  * event loop). The event loop cuts and matches responses; the result value is parsed by the waiting caller (for
  * asynchronous methods, on the callback executor). Thread-safe; one client serves any number of threads.
+ *
+ * <p>This class is the facade and the builder. The work is split by thread, as docs/ARCHITECTURE.md draws it:
+ * {@link ProxyFactory} makes the proxies and runs their calls on the calling thread (the application half);
+ * {@link ClientHandler} is the event loop's side (response matching, heartbeats, readonly events, idle and stall
+ * probes; the transport half); {@link PendingCalls} is the table of calls waiting for a response, with their
+ * timeouts, where the two halves and the timer meet, each call a {@link PendingCall}.
  */
 public final class SluiceClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceClient.class);
-    private static final String READONLY = "sluice.readonly";
-    private static final String IDLE_COUNT = "sluice.idle";
     /**
      * Default stall timeout, 1 s: a live provider answers a heartbeat on its I/O thread within a round trip even
      * with every service thread busy, so 2 s of total silence with a heartbeat out (probe after 1 s, stalled 1 s
@@ -74,40 +54,26 @@ public final class SluiceClient implements AutoCloseable {
     public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(1);
 
     private final NettyClientTransport transport;
-    private final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    private final PendingCalls pending;
+    private final ProxyFactory proxies;
     private final ClassAllowlist allowlist;
     private final Duration defaultTimeout;
     private final Serialization defaultSerialization;
-    private final Duration heartbeat;
-    private final Duration idleTimeout;
-    private final Duration stallTimeout;
-    private final Executor callbackExecutor;
-    private final Timer timer;
-    /** Empty (and then never touched on a call) when no interceptor is registered. */
-    private final SluiceInterceptor[] interceptors;
 
     private SluiceClient(Builder b) {
-        this.interceptors = Interceptors.of(b.interceptors);
         this.allowlist = b.allowlist;
         this.defaultTimeout = b.timeout;
         this.defaultSerialization = b.serialization;
-        this.heartbeat = b.heartbeat;
-        this.idleTimeout = b.idleTimeout;
-        this.stallTimeout = b.stallTimeout;
-        this.callbackExecutor = b.callbackExecutor;
-        this.timer = new HashedWheelTimer(r -> {
-            Thread t = new Thread(r, "sluice-client-timer");
-            t.setDaemon(true);
-            return t;
-        }, 10, TimeUnit.MILLISECONDS);
+        this.pending = new PendingCalls(b.address, b.callbackExecutor);
         // Result values are parsed by the waiting caller (readResult), not by the event loop: 32 callers waiting on
         // one connection then parse in parallel instead of queueing behind one thread.
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
                 .deferResponseValues(true).build();
-        TransportOptions options = b.options.toBuilder().readerIdle(heartbeat).stallTimeout(stallTimeout).build();
+        TransportOptions options = b.options.toBuilder().readerIdle(b.heartbeat).stallTimeout(b.stallTimeout).build();
         this.transport = NettyClientTransport.builder().remote(b.address).options(options).codec(codec)
-                .handler(new Handler()).eventLoops(b.loops).tls(b.tls).build();
+                .handler(new ClientHandler(pending, b.heartbeat, b.idleTimeout, b.serialization))
+                .eventLoops(b.loops).tls(b.tls).build();
+        this.proxies = new ProxyFactory(transport, pending, allowlist, b.stallTimeout, Interceptors.of(b.interceptors));
         try {
             transport.connect().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -166,522 +132,7 @@ public final class SluiceClient implements AutoCloseable {
     @Override
     public void close() {
         transport.close();
-        timer.stop();
-        failAll(null, new ConnectionClosedException("Client closed", true, null));
-    }
-
-    private void failAll(Connection connection, ConnectionClosedException cause) {
-        for (PendingCall call : pending.values()) {
-            if (connection == null || call.connection == connection) {
-                if (pending.remove(call.id, call)) {
-                    SendState state = call.settle();
-                    call.fail(new ConnectionClosedException("Connection to " + transport.remoteAddress()
-                            + " closed before " + call.meta.description + " was answered (" + describe(state) + ")",
-                            state, cause));
-                }
-            }
-        }
-    }
-
-    Object invoke(MethodMeta meta, Object[] args) throws Throwable {
-        if (interceptors.length == 0) {
-            return send(meta, args, null);
-        }
-        return intercepted(meta, args);
-    }
-
-    /**
-     * A call through the interceptors: {@code onCall} on the calling thread, then the call, then {@code onComplete}
-     * where the caller gets the outcome (the calling thread, or the callback executor before the caller's future
-     * completes).
-     */
-    @SuppressWarnings("unchecked")
-    private Object intercepted(MethodMeta meta, Object[] args) throws Throwable {
-        HashMap<String, Object> attachments = new HashMap<>(meta.attachments);
-        Map<String, Object> extra = SluiceContext.current().takeOutgoing();
-        if (extra != null) {
-            attachments.putAll(extra);
-        }
-        Invocation inv = new Invocation(Invocation.Side.CLIENT, meta.method.servicePath(),
-                meta.method.serviceVersion(), meta.group, meta.method.methodName(), args, attachments, meta.oneWay,
-                meta.async);
-        Interceptors.before(interceptors, inv);
-        Object result;
-        try {
-            result = send(meta, args, attachments);
-        } catch (Throwable t) { // NOPMD: the interceptors see every outcome, then the caller gets it unchanged
-            InterceptorException failure = Interceptors.after(interceptors, inv,
-                    Outcome.client(null, t, System.nanoTime() - inv.startNanos()));
-            throw failure != null ? failure : t;
-        }
-        if (meta.async && !meta.oneWay) {
-            CompletableFuture<Object> caller = new CompletableFuture<>();
-            ((CompletableFuture<Object>) result).whenComplete((value, error) -> {
-                InterceptorException failure = Interceptors.after(interceptors, inv,
-                        Outcome.client(value, error, System.nanoTime() - inv.startNanos()));
-                if (failure != null) {
-                    caller.completeExceptionally(failure);
-                } else if (error != null) {
-                    caller.completeExceptionally(error);
-                } else {
-                    caller.complete(value);
-                }
-            });
-            return caller;
-        }
-        InterceptorException failure = Interceptors.after(interceptors, inv,
-                Outcome.client(result, null, System.nanoTime() - inv.startNanos()));
-        if (failure != null) {
-            throw failure;
-        }
-        return result;
-    }
-
-    /** Sends one call; {@code given} are the attachments to send when interceptors prepared them. */
-    private Object send(MethodMeta meta, Object[] args, Map<String, Object> given) throws Throwable {
-        if (!meta.async && !meta.oneWay && ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
-            // Waiting here would stall every connection of that loop, and on this client's own loop the response
-            // could never be read: the call would only end with its timeout.
-            throw new BlockingCallException("Not sent: " + meta.description + " is a synchronous call and the"
-                    + " calling thread " + Thread.currentThread().getName() + " is a Netty event loop, which must"
-                    + " never block. Call it from another thread, or declare the method returning CompletableFuture.");
-        }
-        Connection connection = transport.connection();
-        if (connection.isStalled()) {
-            throw new ConnectionStalledException("Not sent: the connection to " + transport.remoteAddress()
-                    + " is stalled (requests written and neither they nor a heartbeat answered within the stall"
-                    + " timeout of " + stallTimeout.toMillis() + " ms); " + meta.description
-                    + " was refused before sending; retry on another provider, or later");
-        }
-        if (Boolean.TRUE.equals(connection.attribute(READONLY))) {
-            throw new RpcException(0, "Not sent: provider " + transport.remoteAddress() + " is shutting down"
-                    + " (readonly event received); retry on another provider", true, null);
-        }
-        Map<String, Object> attachments = given;
-        if (attachments == null) {
-            attachments = meta.attachments;
-            Map<String, Object> extra = SluiceContext.current().takeOutgoing();
-            if (extra != null) {
-                attachments = new HashMap<>(meta.attachments);
-                attachments.putAll(extra);
-            }
-        }
-        long id = ids.getAndIncrement();
-        if (meta.oneWay) {
-            connection.send(DubboRequest.invocation(id, false, meta.serialization, meta.method,
-                    args, attachments), WriteListener.NONE);
-            return meta.async ? CompletableFuture.completedFuture(null) : MethodMeta.defaultValue(meta.returnClass);
-        }
-        PendingCall call = new PendingCall(id, meta, connection);
-        // The caller's future must exist before the request can be answered or failed: the response, a failed
-        // write or a lost connection may complete the call before send() even returns.
-        CompletableFuture<Object> result = meta.async ? new CompletableFuture<>() : null;
-        call.async = result;
-        pending.put(id, call);
-        try {
-            connection.send(DubboRequest.invocation(id, true, meta.serialization, meta.method,
-                    args, attachments), call);
-        } catch (RuntimeException e) {
-            pending.remove(id);
-            throw e; // typed: FrameTooLargeException, PendingBytesExceededException, ConnectionClosedException
-        }
-        if (result != null) {
-            // If the call already completed, the timeout finds it gone from the pending table and does nothing.
-            call.timeout = timer.newTimeout(t -> timeOut(call), meta.timeoutMillis, TimeUnit.MILLISECONDS);
-            return result;
-        }
-        try {
-            DubboResponse response = (DubboResponse) call.get(meta.timeoutMillis, TimeUnit.MILLISECONDS);
-            Object value = readResult(call, response);
-            SluiceContext.current().setIncoming(call.responseAttachments);
-            return value == null ? MethodMeta.defaultValue(meta.returnClass) : value;
-        } catch (TimeoutException e) {
-            pending.remove(id);
-            throw timeoutException(call);
-        } catch (ExecutionException e) {
-            throw e.getCause();
-        } catch (InterruptedException e) {
-            pending.remove(id);
-            Thread.currentThread().interrupt();
-            throw new RpcException(0, "Interrupted while waiting for " + meta.description, false, e);
-        }
-    }
-
-    /**
-     * Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure, and so
-     * is anything else reading it throws (an {@link Error} from a reader included), so an asynchronous call always
-     * completes.
-     */
-    private Object readResult(PendingCall call, DubboResponse response) {
-        try {
-            return response.readValue(call.meta.valueType);
-        } catch (DubboSerializationException e) {
-            throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(),
-                    false, e);
-        } catch (RuntimeException | Error e) { // NOPMD: a reader's Error must fail the call, not lose it
-            throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR,
-                    "the result could not be read: " + e, false, e);
-        }
-    }
-
-    /** A call that ended with a Dubbo status other than OK: sent by the peer, or ours for an answer we cannot read. */
-    private static RpcException statusFailure(PendingCall call, Object peer, int status, String text,
-                                              boolean retryable, Throwable cause) {
-        return new RpcException(status, call.meta.description + " failed at " + peer + " with status " + status + ": "
-                + text, retryable, cause);
-    }
-
-    /** Settles what the provider can have seen of a timed-out call; a call still queued is withdrawn first. */
-    private RpcTimeoutException timeoutException(PendingCall call) {
-        SendState state = call.settle();
-        dev.sluice.transport.jfr.CallTimeoutEvent event = new dev.sluice.transport.jfr.CallTimeoutEvent();
-        if (event.shouldCommit()) {
-            event.method = call.meta.description;
-            event.sendState = state.name();
-            event.timeout = call.meta.timeoutMillis;
-            event.remoteAddress = String.valueOf(transport.remoteAddress());
-            event.commit();
-        }
-        switch (state) {
-            case NOT_SENT:
-                return new RpcTimeoutException("Not sent: " + call.meta.description + " was still queued for "
-                        + transport.remoteAddress() + " after " + call.meta.timeoutMillis + " ms (connection slow or"
-                        + " not writable) and has been withdrawn: it is never written, the provider never saw it",
-                        state);
-            case SENT:
-                return new RpcTimeoutException("No response: " + call.meta.description + " was sent to "
-                        + transport.remoteAddress() + " but no response arrived within " + call.meta.timeoutMillis
-                        + " ms", state);
-            default:
-                return new RpcTimeoutException("Maybe sent: " + call.meta.description + " was being written to "
-                        + transport.remoteAddress() + " when its " + call.meta.timeoutMillis + " ms ran out (handed to"
-                        + " the socket, write not confirmed): the provider may have received it", state);
-        }
-    }
-
-    private static String describe(SendState state) {
-        switch (state) {
-            case NOT_SENT:
-                return "not sent";
-            case SENT:
-                return "request sent, no response";
-            default:
-                return "maybe sent: the request was being written";
-        }
-    }
-
-    private void timeOut(PendingCall call) {
-        if (pending.remove(call.id, call)) {
-            call.fail(timeoutException(call));
-        }
-    }
-
-    /**
-     * One outstanding two-way call: completed by the response (event loop), a write failure, or a timeout.
-     *
-     * <p>Its request frame is queued, then taken by the drain ({@link #beforeWrite}, event loop), then written
-     * ({@link #onWritten}). A caller that gives up ({@link #settle}, any thread) races the drain for the queued frame
-     * with one CAS: winning withdraws it (never written: "not sent" is then a fact), losing means the frame may
-     * already be leaving ("maybe sent" until the write is confirmed).
-     */
-    private final class PendingCall extends CompletableFuture<Object> implements WriteListener {
-        private static final int QUEUED = 0;
-        private static final int TAKEN = 1;
-        private static final int WITHDRAWN = 2;
-
-        final long id;
-        final MethodMeta meta;
-        final Connection connection;
-        private final AtomicInteger writeState = new AtomicInteger(QUEUED);
-        volatile boolean sent;
-        volatile CompletableFuture<Object> async;
-        volatile Timeout timeout;
-        Map<String, Object> responseAttachments;
-
-        PendingCall(long id, MethodMeta meta, Connection connection) {
-            this.id = id;
-            this.meta = meta;
-            this.connection = connection;
-        }
-
-        @Override
-        public boolean beforeWrite() {
-            return writeState.compareAndSet(QUEUED, TAKEN);
-        }
-
-        @Override
-        public void onWritten() {
-            sent = true;
-        }
-
-        /** What the provider can have seen; withdraws the frame when it is still queued. Any thread. */
-        SendState settle() {
-            if (writeState.compareAndSet(QUEUED, WITHDRAWN) || writeState.get() == WITHDRAWN) {
-                return SendState.NOT_SENT;
-            }
-            return sent ? SendState.SENT : SendState.UNKNOWN;
-        }
-
-        @Override
-        public void onWriteOutcomeUnknown(Throwable cause) {
-            if (!pending.remove(id, this)) {
-                return;
-            }
-            // Handed to the socket, then the write failed: part of the request may have reached the provider.
-            fail(new ConnectionClosedException("Maybe sent: writing " + meta.description + " to "
-                    + transport.remoteAddress() + " failed after it was handed to the socket (" + cause + "); the"
-                    + " provider may have received it", SendState.UNKNOWN, cause));
-        }
-
-        @Override
-        public void onWriteFailed(Throwable cause) {
-            if (!pending.remove(id, this)) {
-                return;
-            }
-            if (cause instanceof ConnectionClosedException || cause instanceof java.io.IOException) {
-                // The connection went away under the write (closed, reset, ClosedChannelException): the same typed
-                // error as for a call waiting on it, so one catch covers a lost connection.
-                fail(new ConnectionClosedException("Not sent: the connection to " + transport.remoteAddress()
-                        + " closed before " + meta.description + " was written (" + cause + "); retry on another"
-                        + " connection", false, cause));
-                return;
-            }
-            fail(new RpcException(0, "Not sent: writing " + meta.description + " to "
-                    + transport.remoteAddress() + " failed: " + cause, true, cause));
-        }
-
-        /** Completes with the response; its value is parsed by the waiting caller or on the callback executor. */
-        void succeed(DubboResponse response) {
-            responseAttachments = response.attachments();
-            CompletableFuture<Object> a = async;
-            if (a == null) {
-                complete(response);
-            } else {
-                cancelTimeout();
-                onCallbackExecutor(a, () -> {
-                    Object value;
-                    try {
-                        value = readResult(this, response);
-                    } catch (RpcException e) {
-                        a.completeExceptionally(e);
-                        return;
-                    }
-                    a.complete(value);
-                }, "the provider answered");
-            }
-        }
-
-        void fail(Throwable error) {
-            CompletableFuture<Object> a = async;
-            if (a == null) {
-                completeExceptionally(error);
-            } else {
-                cancelTimeout();
-                onCallbackExecutor(a, () -> a.completeExceptionally(error), "it failed: " + error);
-            }
-        }
-
-        /**
-         * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
-         * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
-         * event loop or the timer thread that got here, and never left pending forever.
-         */
-        private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
-            try {
-                callbackExecutor.execute(task);
-            } catch (RejectedExecutionException e) {
-                CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
-                        + outcome + ") but the client's callback executor rejected the task that completes its"
-                        + " future: " + e.getMessage() + ". Use a callback executor that accepts every task.", e);
-                log.warn("Callback executor rejected completing {}: {}", meta.description, e.toString());
-                try {
-                    ForkJoinPool.commonPool().execute(() -> a.completeExceptionally(error));
-                } catch (RejectedExecutionException again) {
-                    a.completeExceptionally(error);
-                }
-            }
-        }
-
-        private void cancelTimeout() {
-            Timeout t = timeout;
-            if (t != null) {
-                t.cancel();
-            }
-        }
-    }
-
-    /** Event-loop side: matches responses to calls by id, answers heartbeats, notes readonly events. */
-    private final class Handler implements TransportHandler {
-        @Override
-        public void connected(Connection connection) {
-            connection.attribute(IDLE_COUNT, new AtomicInteger());
-        }
-
-        @Override
-        public void received(Connection connection, Object message) {
-            Object idle = connection.attribute(IDLE_COUNT);
-            if (idle != null) {
-                ((AtomicInteger) idle).set(0);
-            }
-            if (message instanceof DubboResponse) {
-                DubboResponse response = (DubboResponse) message;
-                if (response.isHeartbeat()) {
-                    return;
-                }
-                PendingCall call = pending.remove(response.id());
-                if (call == null) {
-                    log.debug("Response {} from {} matches no waiting call (timed out?)", response.id(),
-                            connection.remoteAddress());
-                    return;
-                }
-                if (response.isOk()) {
-                    if (response.hasException()) {
-                        call.responseAttachments = response.attachments();
-                        call.fail(response.exception());
-                    } else {
-                        call.succeed(response);
-                    }
-                } else {
-                    int status = response.status();
-                    boolean retryable = status == DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED
-                            || (status == DubboConstants.STATUS_SERVER_ERROR && response.errorMessage() != null
-                                    && response.errorMessage().contains("shutting down"));
-                    call.fail(statusFailure(call, connection.remoteAddress(), status, response.errorMessage(),
-                            retryable, null));
-                }
-                return;
-            }
-            if (message instanceof DubboRequest) {
-                DubboRequest request = (DubboRequest) message;
-                if (request.isHeartbeat() && request.isTwoWay()) {
-                    try {
-                        connection.send(DubboResponse.replyHeartbeat(request), WriteListener.NONE);
-                    } catch (SluiceException e) {
-                        log.debug("Heartbeat reply not sent", e);
-                    }
-                } else if (request.isEvent() && DubboConstants.READONLY_EVENT.equals(request.eventData())) {
-                    log.info("Provider {} is shutting down (readonly event)", connection.remoteAddress());
-                    connection.attribute(READONLY, Boolean.TRUE);
-                } else if (request.isEvent() && DubboConstants.WRITEABLE_EVENT.equals(request.eventData())) {
-                    connection.attribute(READONLY, null);
-                }
-            }
-        }
-
-        @Override
-        public void idle(Connection connection, IdleState state) {
-            if (state != IdleState.READER_IDLE) {
-                return;
-            }
-            AtomicInteger count = (AtomicInteger) connection.attribute(IDLE_COUNT);
-            int idlePeriods = count == null ? 1 : count.incrementAndGet();
-            if ((long) idlePeriods * heartbeat.toMillis() >= idleTimeout.toMillis()) {
-                // Nothing read for the whole idle timeout although we kept sending heartbeats: the peer is gone
-                // (half-open connection). Drop it; the transport reconnects.
-                log.warn("No reads from {} for {} ms; closing the connection to reconnect", connection.remoteAddress(),
-                        idleTimeout.toMillis());
-                connection.close();
-                return;
-            }
-            sendHeartbeat(connection);
-        }
-
-        /** The stall probe is a two-way heartbeat, which a provider answers on its I/O thread. */
-        @Override
-        public boolean probe(Connection connection) {
-            sendHeartbeat(connection);
-            return true;
-        }
-
-        @Override
-        public void stallChanged(Connection connection, boolean stalled) {
-            log.debug("{} {}", connection, stalled ? "stalled: new calls refused, not sent" : "answers again");
-        }
-
-        private void sendHeartbeat(Connection connection) {
-            try {
-                connection.send(DubboRequest.heartbeat(ids.getAndIncrement(), defaultSerialization.id()),
-                        WriteListener.NONE);
-            } catch (SluiceException e) {
-                log.debug("Heartbeat not sent to {}", connection.remoteAddress(), e);
-            }
-        }
-
-        @Override
-        public void disconnected(Connection connection, Throwable cause) {
-            failAll(connection, cause instanceof ConnectionClosedException ? (ConnectionClosedException) cause
-                    : new ConnectionClosedException("Connection closed", true, cause));
-        }
-    }
-
-    /** Per-method facts of a proxy, computed once. */
-    static final class MethodMeta {
-        final DubboMethod method;
-        final String group;
-        final String description;
-        final Class<?> returnClass;
-        final Type valueType;
-        final boolean async;
-        final boolean oneWay;
-        final long timeoutMillis;
-        final byte serialization;
-        final Map<String, Object> attachments;
-
-        MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
-                   Serialization serialization, Map<String, Object> fixed) {
-            this.method = DubboMethod.of(iface, m, version);
-            this.group = group;
-            this.description = iface.getSimpleName() + "." + m.getName();
-            this.returnClass = m.getReturnType();
-            this.async = CompletableFuture.class.isAssignableFrom(returnClass);
-            Type generic = m.getGenericReturnType();
-            if (async) {
-                generic = generic instanceof ParameterizedType
-                        ? ((ParameterizedType) generic).getActualTypeArguments()[0] : Object.class;
-            }
-            this.valueType = returnClass == void.class ? null : generic;
-            this.oneWay = oneWay;
-            this.timeoutMillis = timeoutMillis;
-            this.serialization = serialization.id();
-            HashMap<String, Object> a = new HashMap<>();
-            a.put("path", iface.getName());
-            a.put("interface", iface.getName());
-            a.put("version", version == null ? DubboConstants.DEFAULT_SERVICE_VERSION : version);
-            a.put("timeout", String.valueOf(timeoutMillis));
-            if (group != null) {
-                a.put("group", group);
-            }
-            a.putAll(fixed);
-            this.attachments = a; // shared by every call; never mutated after this point
-        }
-
-        static Object defaultValue(Class<?> type) {
-            if (!type.isPrimitive() || type == void.class) {
-                return null;
-            }
-            if (type == boolean.class) {
-                return false;
-            }
-            if (type == char.class) {
-                return '\0';
-            }
-            if (type == long.class) {
-                return 0L;
-            }
-            if (type == double.class) {
-                return 0d;
-            }
-            if (type == float.class) {
-                return 0f;
-            }
-            if (type == int.class) {
-                return 0;
-            }
-            if (type == short.class) {
-                return (short) 0;
-            }
-            return (byte) 0;
-        }
+        pending.close(new ConnectionClosedException("Client closed", true, null));
     }
 
     /** Builds a typed proxy. Not thread-safe; the proxy it makes is. */
@@ -736,34 +187,7 @@ public final class SluiceClient implements AutoCloseable {
         }
 
         public T proxy() {
-            allowlist.register(iface);
-            Map<Method, MethodMeta> metas = new HashMap<>();
-            for (Method m : iface.getMethods()) {
-                if (m.getDeclaringClass() == Object.class || java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
-                    continue;
-                }
-                metas.put(m, new MethodMeta(iface, m, version, group, timeout.toMillis(),
-                        oneWay.contains(m.getName()), serialization, fixedAttachments));
-            }
-            String name = "SluiceProxy[" + iface.getName() + (version == null ? "" : ":" + version)
-                    + (group == null ? "" : ", group " + group) + " -> " + transport.remoteAddress() + "]";
-            Object proxy = Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, (p, m, args) -> {
-                MethodMeta meta = metas.get(m);
-                if (meta != null) {
-                    return invoke(meta, args);
-                }
-                switch (m.getName()) {
-                    case "toString":
-                        return name;
-                    case "hashCode":
-                        return System.identityHashCode(p);
-                    case "equals":
-                        return p == args[0];
-                    default:
-                        throw new UnsupportedOperationException(m.toString());
-                }
-            });
-            return iface.cast(proxy);
+            return proxies.proxy(iface, version, group, timeout, serialization, oneWay, fixedAttachments);
         }
     }
 

@@ -1,0 +1,167 @@
+package dev.sluice.rpc;
+
+import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.SendState;
+import dev.sluice.transport.WriteListener;
+import io.netty.util.Timeout;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One outstanding two-way call of a {@link SluiceClient}, and the write listener of its request frame.
+ *
+ * <p>Threads: created and registered by the calling thread ({@link ProxyFactory}); completed exactly once, by
+ * whichever of these gets it out of its {@link PendingCalls} table first:
+ * <ul>
+ *   <li>the event loop, with the response ({@link ClientHandler}) or a write failure ({@link #onWriteFailed},
+ *       {@link #onWriteOutcomeUnknown}) or a lost connection ({@link PendingCalls#failAll});</li>
+ *   <li>the client's timer thread, when an asynchronous call times out ({@link PendingCalls#timeOut});</li>
+ *   <li>the thread that closes the client ({@link SluiceClient#close()}).</li>
+ * </ul>
+ * Only the one that removed the call from the table completes it, so it completes once. A synchronous caller that
+ * stops waiting (timeout, interrupt) removes the call itself and throws instead of completing it. An asynchronous
+ * call's caller-visible future ({@link #async}) is then completed on the client's callback executor, never on the
+ * event loop or the timer thread.
+ *
+ * <p>Its request frame is queued, then taken by the drain ({@link #beforeWrite}, event loop), then written
+ * ({@link #onWritten}). A caller that gives up ({@link #settle}, any thread) races the drain for the queued frame
+ * with one CAS: winning withdraws it (never written: "not sent" is then a fact), losing means the frame may
+ * already be leaving ("maybe sent" until the write is confirmed).
+ */
+final class PendingCall extends CompletableFuture<Object> implements WriteListener {
+    private static final Logger log = LoggerFactory.getLogger(PendingCall.class);
+    private static final int QUEUED = 0;
+    private static final int TAKEN = 1;
+    private static final int WITHDRAWN = 2;
+
+    final long id;
+    final MethodMeta meta;
+    final Connection connection;
+    private final PendingCalls table;
+    private final AtomicInteger writeState = new AtomicInteger(QUEUED);
+    private volatile boolean sent;
+    /** The caller's future of an asynchronous call; null for a synchronous one, which waits on this object. */
+    volatile CompletableFuture<Object> async;
+    volatile Timeout timeout;
+    /** Written by the event loop before the call completes; read by the thread that takes the outcome. */
+    Map<String, Object> responseAttachments;
+
+    PendingCall(PendingCalls table, long id, MethodMeta meta, Connection connection) {
+        this.table = table;
+        this.id = id;
+        this.meta = meta;
+        this.connection = connection;
+    }
+
+    @Override
+    public boolean beforeWrite() {
+        return writeState.compareAndSet(QUEUED, TAKEN);
+    }
+
+    @Override
+    public void onWritten() {
+        sent = true;
+    }
+
+    /** What the provider can have seen; withdraws the frame when it is still queued. Any thread. */
+    SendState settle() {
+        if (writeState.compareAndSet(QUEUED, WITHDRAWN) || writeState.get() == WITHDRAWN) {
+            return SendState.NOT_SENT;
+        }
+        return sent ? SendState.SENT : SendState.UNKNOWN;
+    }
+
+    @Override
+    public void onWriteOutcomeUnknown(Throwable cause) {
+        if (!table.remove(this)) {
+            return;
+        }
+        // Handed to the socket, then the write failed: part of the request may have reached the provider.
+        fail(new ConnectionClosedException("Maybe sent: writing " + meta.description + " to "
+                + table.remote() + " failed after it was handed to the socket (" + cause + "); the"
+                + " provider may have received it", SendState.UNKNOWN, cause));
+    }
+
+    @Override
+    public void onWriteFailed(Throwable cause) {
+        if (!table.remove(this)) {
+            return;
+        }
+        if (cause instanceof ConnectionClosedException || cause instanceof java.io.IOException) {
+            // The connection went away under the write (closed, reset, ClosedChannelException): the same typed
+            // error as for a call waiting on it, so one catch covers a lost connection.
+            fail(new ConnectionClosedException("Not sent: the connection to " + table.remote()
+                    + " closed before " + meta.description + " was written (" + cause + "); retry on another"
+                    + " connection", false, cause));
+            return;
+        }
+        fail(new RpcException(0, "Not sent: writing " + meta.description + " to "
+                + table.remote() + " failed: " + cause, true, cause));
+    }
+
+    /** Completes with the response; its value is parsed by the waiting caller or on the callback executor. */
+    void succeed(DubboResponse response) {
+        responseAttachments = response.attachments();
+        CompletableFuture<Object> a = async;
+        if (a == null) {
+            complete(response);
+        } else {
+            cancelTimeout();
+            onCallbackExecutor(a, () -> {
+                Object value;
+                try {
+                    value = table.readResult(this, response);
+                } catch (RpcException e) {
+                    a.completeExceptionally(e);
+                    return;
+                }
+                a.complete(value);
+            }, "the provider answered");
+        }
+    }
+
+    void fail(Throwable error) {
+        CompletableFuture<Object> a = async;
+        if (a == null) {
+            completeExceptionally(error);
+        } else {
+            cancelTimeout();
+            onCallbackExecutor(a, () -> a.completeExceptionally(error), "it failed: " + error);
+        }
+    }
+
+    /**
+     * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
+     * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
+     * event loop or the timer thread that got here, and never left pending forever.
+     */
+    private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+        try {
+            table.callbackExecutor().execute(task);
+        } catch (RejectedExecutionException e) {
+            CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
+                    + outcome + ") but the client's callback executor rejected the task that completes its"
+                    + " future: " + e.getMessage() + ". Use a callback executor that accepts every task.", e);
+            log.warn("Callback executor rejected completing {}: {}", meta.description, e.toString());
+            try {
+                ForkJoinPool.commonPool().execute(() -> a.completeExceptionally(error));
+            } catch (RejectedExecutionException again) {
+                a.completeExceptionally(error);
+            }
+        }
+    }
+
+    private void cancelTimeout() {
+        Timeout t = timeout;
+        if (t != null) {
+            t.cancel();
+        }
+    }
+}
