@@ -4,21 +4,14 @@ import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DubboCodec;
 import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboRequest;
-import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
-import dev.sluice.transport.ConnectionClosedException;
-import dev.sluice.transport.IdleState;
-import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.SluiceException;
-import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyServerTransport;
 import io.netty.handler.ssl.SslContext;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,13 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -63,53 +54,43 @@ import org.slf4j.LoggerFactory;
  * waiting for the service pool by count ({@link Builder#threads}) and by bytes ({@link Builder#queuedRequestBytes}),
  * the payload limit and the pending-bytes cap ({@link Builder#options}). Refused connections are closed with a
  * logged reason, refused requests answered with status 100; {@link #stats()} counts both.
+ *
+ * <p>This class is the facade, the builder and the graceful close. The work is split by thread, as
+ * docs/ARCHITECTURE.md draws it: {@link ServerHandler} takes requests on the event loop (the transport half),
+ * {@link ServiceInvoker} runs the service methods on the executor (the application half), {@link Replies} is the
+ * reply path both use, and {@link InFlight} counts the calls a graceful close waits for.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
-    private static final String SERIALIZATION = "sluice.serialization";
 
     private final NettyServerTransport transport;
-    private final Map<String, Object> services;
-    private final InterfaceTypeResolver resolver;
-    private final Executor executor;
     private final ExecutorService ownedExecutor;
-    private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicLong droppedResponses = new AtomicLong();
-    private final AtomicLong refusedRequests = new AtomicLong();
-    /** Wire bytes of requests handed to the executor whose invocation has not started yet. */
-    private final AtomicLong queuedBytes = new AtomicLong();
-    private final long queuedBytesLimit;
-    /** Accepted body serializations, indexed by header id (0..31). */
-    private final boolean[] accepted = new boolean[32];
-    private final String acceptedNames;
+    private final InFlight inFlight = new InFlight();
+    private final Replies replies = new Replies();
+    private final ServerHandler handler;
     private final AtomicLong eventIds = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
-    private volatile boolean closing;
-    /** Empty (and then never touched on a call) when no interceptor is registered. */
-    private final SluiceInterceptor[] interceptors;
 
     private SluiceServer(Builder b) {
-        this.interceptors = Interceptors.of(b.interceptors);
-        this.services = new ConcurrentHashMap<>(b.services);
-        this.queuedBytesLimit = b.queuedBytesLimit;
         ClassAllowlist allowlist = b.allowlist;
+        boolean[] accepted = new boolean[32];
         for (Serialization ser : b.serializations) {
             accepted[ser.id()] = true;
         }
-        this.acceptedNames = b.serializations.stream().map(Serialization::dubboName)
+        String acceptedNames = b.serializations.stream().map(Serialization::dubboName)
                 .collect(java.util.stream.Collectors.joining(", "));
-        this.resolver = new InterfaceTypeResolver(allowlist);
+        InterfaceTypeResolver resolver = new InterfaceTypeResolver(allowlist);
         for (Registration r : b.registrations) {
             resolver.register(r.path, r.version, r.iface);
         }
+        Executor executor;
         if (b.executor != null) {
-            this.executor = b.executor;
+            executor = b.executor;
             this.ownedExecutor = null;
         } else if (b.hotWorkers) {
             ServicePool pool = new ServicePool(b.threads, b.queueCapacity);
-            this.executor = pool;
+            executor = pool;
             this.ownedExecutor = pool;
         } else {
             ThreadPoolExecutor pool = new ThreadPoolExecutor(b.threads, b.threads, 60, TimeUnit.SECONDS,
@@ -119,14 +100,17 @@ public final class SluiceServer implements AutoCloseable {
                         return t;
                     });
             pool.allowCoreThreadTimeOut(true);
-            this.executor = pool;
+            executor = pool;
             this.ownedExecutor = pool;
         }
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
                 .resolver(resolver).build();
         TransportOptions options = b.options.toBuilder().allIdle(b.idleTimeout).build();
+        ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);
+        this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
+                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker);
         this.transport = b.transport
-                .bindAddress(b.address).options(options).codec(codec).handler(new Handler())
+                .bindAddress(b.address).options(options).codec(codec).handler(handler)
                 .eventLoops(b.loops).tls(b.tls).bind();
     }
 
@@ -155,13 +139,13 @@ public final class SluiceServer implements AutoCloseable {
 
     /** Calls accepted and not yet answered. */
     public int inFlight() {
-        return inFlight.get();
+        return inFlight.count();
     }
 
     /** A snapshot of the server's counters, for monitoring. Any thread. */
     public Stats stats() {
-        return new Stats(transport.connections().size(), droppedResponses.get(), transport.refusedConnections(),
-                transport.frameTimeouts(), refusedRequests.get(), queuedBytes.get());
+        return new Stats(transport.connections().size(), replies.dropped(), transport.refusedConnections(),
+                transport.frameTimeouts(), handler.refusedRequests(), handler.queuedBytes());
     }
 
     /**
@@ -176,20 +160,17 @@ public final class SluiceServer implements AutoCloseable {
             return closeFuture;
         }
         long deadline = System.nanoTime() + wait.toNanos();
-        closing = true;
+        inFlight.startClosing();
         transport.stopAccepting();
         for (Connection c : transport.connections()) {
             try {
-                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), eventSerialization(c)),
+                c.send(DubboRequest.readonlyEvent(eventIds.getAndIncrement(), ServerHandler.eventSerialization(c)),
                         WriteListener.NONE);
             } catch (SluiceException e) {
                 log.debug("Could not send readonly event to {}", c, e);
             }
         }
-        if (inFlight.get() == 0) {
-            quiesced.complete(null);
-        }
-        quiesced.completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+        inFlight.quiesced().completeOnTimeout(null, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                 .thenCompose(v -> transport.close(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(100),
                         deadline - System.nanoTime()))))
                 .whenComplete((v, t) -> {
@@ -218,334 +199,10 @@ public final class SluiceServer implements AutoCloseable {
         }
     }
 
-    private static String serviceKey(String path, String version, String group) {
+    static String serviceKey(String path, String version, String group) {
         String v = version == null || version.isEmpty() || DubboConstants.DEFAULT_SERVICE_VERSION.equals(version)
                 || "*".equals(version) ? "" : version;
         return (group == null ? "" : group) + '/' + path + ':' + v;
-    }
-
-    private void finished() {
-        if (inFlight.decrementAndGet() == 0 && closing) {
-            quiesced.complete(null);
-        }
-    }
-
-    /** Event-loop side: answers heartbeats and broken requests, hands invocations to the executor. */
-    /** Event loop: remembers the serialization a connection's caller speaks, for the events sent to it. */
-    private static void noteSerialization(Connection connection, byte id) {
-        Object seen = connection.attribute(SERIALIZATION);
-        if (seen == null || (Byte) seen != id) {
-            connection.attribute(SERIALIZATION, id);
-        }
-    }
-
-    /**
-     * The serialization of the readonly event sent to {@code c}: what its caller last used, else hessian2, which
-     * every Dubbo consumer reads (a Dubbo 2.7 consumer knows no fastjson2).
-     */
-    private static byte eventSerialization(Connection c) {
-        Object seen = c.attribute(SERIALIZATION);
-        return seen == null ? DubboConstants.SERIALIZATION_HESSIAN2 : (Byte) seen;
-    }
-
-    private final class Handler implements TransportHandler {
-        @Override
-        public void received(Connection connection, Object message) {
-            if (!(message instanceof DubboRequest)) {
-                return; // responses (to nothing we sent but events) carry no buffers
-            }
-            DubboRequest request = (DubboRequest) message;
-            if (request.isHeartbeat()) {
-                if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyHeartbeat(request));
-                }
-                return;
-            }
-            if (request.isBroken()) {
-                log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(),
-                        request.errorMessage());
-                if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, request.brokenStatus(),
-                            request.errorMessage()));
-                }
-                return;
-            }
-            if (request.isEvent()) {
-                return;
-            }
-            noteSerialization(connection, request.serializationId());
-            if (!accepted[request.serializationId()]) {
-                if (request.isTwoWay()) {
-                    Serialization ser = Serialization.ofId(request.serializationId());
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
-                            "Serialization " + (ser == null ? "id " : ser.dubboName() + ", id ")
-                                    + request.serializationId() + ", is not accepted by this server; it accepts "
-                                    + acceptedNames + ": configure serialization= on the consumer"));
-                }
-                return;
-            }
-            if (closing) {
-                if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
-                            "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
-                                    + " retry on another provider"));
-                }
-                return;
-            }
-            Object impl = services.get(serviceKey(request.servicePath(), request.serviceVersion(), request.group()));
-            Method method = resolver.method(request.servicePath(), request.serviceVersion(), request.methodName(),
-                    request.parameterTypesDesc());
-            if (impl != null && method == null && DubboConstants.ECHO_METHOD.equals(request.methodName())
-                    && DubboConstants.ECHO_DESC.equals(request.parameterTypesDesc())) {
-                // Dubbo's EchoFilter: any exported service answers $echo(x) with x. Every Dubbo consumer proxy
-                // implements EchoService, and callers use it as a liveness check.
-                answer(connection, request, withAttachments(request, request.arguments()[0], null, null));
-                return;
-            }
-            if (impl == null || method == null) {
-                if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
-                            "Service not found: " + request.servicePath() + ":" + request.serviceVersion()
-                                    + (request.group() == null ? "" : " group " + request.group()) + " method "
-                                    + request.methodName() + "(" + request.parameterTypesDesc() + ")"));
-                }
-                return;
-            }
-            int bytes = request.frameBytes();
-            long queued = reserveQueuedBytes(bytes);
-            if (queued >= 0) {
-                refusedRequests.incrementAndGet();
-                log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool,"
-                        + " budget {}",
-                        request.id(), connection.remoteAddress(), queued, queuedBytesLimit);
-                if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request,
-                            DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
-                            "Server " + connection.localAddress() + " thread pool is exhausted: " + queued + " bytes of"
-                                    + " requests already wait for it, and this " + bytes + "-byte request would exceed"
-                                    + " its budget of " + queuedBytesLimit + " bytes; the call was not executed, retry"
-                                    + " later or on another provider"));
-                }
-                return;
-            }
-            inFlight.incrementAndGet();
-            try {
-                executor.execute(() -> {
-                    queuedBytes.addAndGet(-bytes);
-                    invoke(connection, request, impl, method);
-                });
-            } catch (RejectedExecutionException e) {
-                queuedBytes.addAndGet(-bytes);
-                finished();
-                refusedRequests.incrementAndGet();
-                log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
-                        connection.remoteAddress(), e.getMessage());
-                if (request.isTwoWay()) {
-                    reply(connection, DubboResponse.replyError(request,
-                            DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
-                            "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
-                                    + " executed, retry later or on another provider"));
-                }
-            }
-        }
-
-        /**
-         * Counts {@code bytes} against the budget of requests waiting for the pool. Returns -1 when they fit, else
-         * the bytes already waiting. A request is always let in when nothing waits, so one frame larger than the
-         * budget is not refused forever.
-         */
-        private long reserveQueuedBytes(int bytes) {
-            for (;;) {
-                long queued = queuedBytes.get();
-                if (queued > 0 && queued + bytes > queuedBytesLimit) {
-                    return queued;
-                }
-                if (queuedBytes.compareAndSet(queued, queued + bytes)) {
-                    return -1;
-                }
-            }
-        }
-
-        @Override
-        public void idle(Connection connection, IdleState state) {
-            if (state == IdleState.ALL_IDLE) {
-                log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
-                connection.close();
-            }
-        }
-    }
-
-    private void invoke(Connection connection, DubboRequest request, Object impl, Method method) {
-        SluiceContext ctx = SluiceContext.current();
-        Invocation inv = null;
-        boolean async = false;
-        try {
-            if (interceptors.length == 0) {
-                ctx.setIncoming(request.attachments());
-            } else {
-                inv = new Invocation(Invocation.Side.SERVER, request.servicePath(), request.serviceVersion(),
-                        request.group(), request.methodName(), request.arguments(),
-                        new HashMap<>(request.attachments()), !request.isTwoWay(),
-                        CompletionStage.class.isAssignableFrom(method.getReturnType()));
-                ctx.setIncoming(inv.attachments());
-                try {
-                    Interceptors.before(interceptors, inv);
-                } catch (InterceptorException e) {
-                    answer(connection, request, DubboResponse.replyError(request,
-                            DubboConstants.STATUS_SERVICE_ERROR, e.getMessage()));
-                    return;
-                }
-            }
-            Object result = method.invoke(impl, request.arguments());
-            Map<String, Object> extra = ctx.takeResponseAttachments();
-            if (result instanceof CompletionStage && CompletionStage.class.isAssignableFrom(method.getReturnType())) {
-                async = true;
-                Invocation stageInv = inv;
-                ((CompletionStage<?>) result).whenComplete((value, error) -> {
-                    try {
-                        if (error != null) {
-                            Throwable cause = error instanceof java.util.concurrent.CompletionException
-                                    && error.getCause() != null ? error.getCause() : error;
-                            answer(connection, request, outcome(stageInv, request, null, cause, extra));
-                        } else {
-                            answer(connection, request, outcome(stageInv, request, value, null, extra));
-                        }
-                    } finally {
-                        finished();
-                    }
-                });
-                return;
-            }
-            answer(connection, request, outcome(inv, request, result, null, extra));
-        } catch (InvocationTargetException e) {
-            answer(connection, request, outcome(inv, request, null, e.getCause(), ctx.takeResponseAttachments()));
-        } catch (Throwable t) {
-            String text = "Failed to invoke " + method + ": " + t;
-            if (inv != null) {
-                InterceptorException failure = Interceptors.after(interceptors, inv, new Outcome(
-                        Outcome.Kind.FAILURE, null, t, DubboConstants.STATUS_SERVICE_ERROR,
-                        System.nanoTime() - inv.startNanos()));
-                if (failure != null) {
-                    text += "; then " + failure.getMessage();
-                }
-            }
-            answer(connection, request, DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR, text));
-        } finally {
-            ctx.clearServer();
-            if (!async) {
-                finished();
-            }
-        }
-    }
-
-    /**
-     * The response for a service's value or exception, after the interceptors (when any) saw it; an interceptor
-     * that threw in {@code onComplete} turns it into a {@code SERVICE_ERROR} naming it.
-     */
-    private DubboResponse outcome(Invocation inv, DubboRequest request, Object value, Throwable error,
-                                  Map<String, Object> extra) {
-        if (inv != null) {
-            InterceptorException failure = Interceptors.after(interceptors, inv, new Outcome(
-                    error == null ? Outcome.Kind.SUCCESS : Outcome.Kind.APPLICATION_EXCEPTION, value, error,
-                    DubboConstants.STATUS_OK, System.nanoTime() - inv.startNanos()));
-            if (failure != null) {
-                return DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR, failure.getMessage()
-                        + ". The call was executed.");
-            }
-        }
-        return withAttachments(request, value, error, extra);
-    }
-
-    private static DubboResponse withAttachments(DubboRequest request, Object value, Throwable error,
-                                                 Map<String, Object> extra) {
-        Map<String, Object> attachments = null;
-        if (request.supportsResponseAttachments()) {
-            if (extra == null) {
-                attachments = DubboResponse.DEFAULT_ATTACHMENTS;
-            } else {
-                attachments = new HashMap<>(DubboResponse.DEFAULT_ATTACHMENTS);
-                attachments.putAll(extra);
-            }
-        }
-        return error != null
-                ? DubboResponse.exception(request.id(), request.serializationId(), error, attachments)
-                : DubboResponse.value(request.id(), request.serializationId(), value, attachments);
-    }
-
-    /** Answers {@code request} unless it is one-way. */
-    private void answer(Connection connection, DubboRequest request, DubboResponse response) {
-        if (request.isTwoWay()) {
-            reply(connection, response);
-        }
-    }
-
-    /**
-     * Sends {@code response}; never throws. A response that cannot be sent is counted and logged as dropped, and the
-     * caller is answered with a short error response instead where the connection still takes one: a response over
-     * the pending-bytes cap (the call ran; without an answer its caller would wait out its whole timeout), or one
-     * the codec failed to encode (an {@link Error}, which the encoder does not turn into a BAD_RESPONSE itself).
-     * A response refused because the connection closed, or queued and then failed at the write, is counted and
-     * logged; nothing can reach that caller any more.
-     */
-    private void reply(Connection connection, DubboResponse response) {
-        try {
-            connection.send(response, new ReplyListener(connection, response.id()));
-        } catch (PendingBytesExceededException e) {
-            dropped(connection, response, e);
-            replyInstead(connection, response, DubboConstants.STATUS_SERVER_ERROR, "The response to request "
-                    + response.id() + " was dropped by server " + connection.localAddress() + ": " + e.messageBytes()
-                    + " bytes would exceed the connection's pending-bytes cap of " + e.cap() + " (" + e.pendingBytes()
-                    + " bytes already queued); the consumer reads too slowly. The call was executed.");
-        } catch (ConnectionClosedException e) {
-            dropped(connection, response, e);
-        } catch (Throwable t) { // NOPMD: an Error while encoding must still answer the caller
-            dropped(connection, response, t);
-            replyInstead(connection, response, DubboConstants.STATUS_BAD_RESPONSE, "Server "
-                    + connection.localAddress() + " failed to encode the response to request " + response.id()
-                    + ": " + t + ". The call was executed.");
-        }
-    }
-
-    private void dropped(Connection connection, DubboResponse response, Throwable cause) {
-        droppedResponses.incrementAndGet();
-        log.warn("Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
-                cause.toString());
-    }
-
-    /** Sends a short error in place of a response that could not be sent; a failure here is only logged. */
-    private static void replyInstead(Connection connection, DubboResponse dropped, byte status, String text) {
-        if (dropped.isHeartbeat()) {
-            return; // nobody waits on a heartbeat's answer with a call
-        }
-        try {
-            connection.send(DubboResponse.error(dropped.id(), dropped.serializationId(), status, text),
-                    WriteListener.NONE);
-        } catch (Throwable t) { // NOPMD: never let a failed substitute escape a completion callback
-            log.warn("Could not answer request {} from {} with an error either: {}", dropped.id(),
-                    connection.remoteAddress(), t.toString());
-        }
-    }
-
-    /** Counts a response that was queued and then failed at the write (connection closed under it). Event loop. */
-    private final class ReplyListener implements WriteListener {
-        private final Connection connection;
-        private final long id;
-
-        ReplyListener(Connection connection, long id) {
-            this.connection = connection;
-            this.id = id;
-        }
-
-        @Override
-        public void onWritten() {
-        }
-
-        @Override
-        public void onWriteFailed(Throwable cause) {
-            droppedResponses.incrementAndGet();
-            log.warn("Dropped the response to request {} from {}: the write failed: {}", id,
-                    connection.remoteAddress(), cause.toString());
-        }
     }
 
     /** Counters of a running server; an immutable snapshot taken by {@link SluiceServer#stats()}. */

@@ -1,0 +1,49 @@
+package dev.sluice.rpc;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The calls a {@link SluiceServer} accepted and has not answered yet, and whether it is closing: a graceful close
+ * waits for {@link #quiesced()}.
+ *
+ * <p>Threads: any. The event loop counts a call in ({@link #started}) as it hands it to the executor; the thread
+ * that ends it (service thread, async completion, or the loop when the executor rejects it) counts it out; the
+ * closing thread reads and waits.
+ */
+final class InFlight {
+    private final AtomicInteger count = new AtomicInteger();
+    private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
+    private volatile boolean closing;
+
+    void started() {
+        count.incrementAndGet();
+    }
+
+    void finished() {
+        if (count.decrementAndGet() == 0 && closing) {
+            quiesced.complete(null);
+        }
+    }
+
+    int count() {
+        return count.get();
+    }
+
+    /** True once {@link #startClosing()} ran: new calls are refused. */
+    boolean closing() {
+        return closing;
+    }
+
+    void startClosing() {
+        closing = true;
+    }
+
+    /** Completes when no call is in flight any more after {@link #startClosing()}. */
+    CompletableFuture<Void> quiesced() {
+        if (count.get() == 0) {
+            quiesced.complete(null);
+        }
+        return quiesced;
+    }
+}

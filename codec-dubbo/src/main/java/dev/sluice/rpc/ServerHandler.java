@@ -1,0 +1,211 @@
+package dev.sluice.rpc;
+
+import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.DubboRequest;
+import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.InterfaceTypeResolver;
+import dev.sluice.transport.Connection;
+import dev.sluice.transport.IdleState;
+import dev.sluice.transport.TransportHandler;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport half of a {@link SluiceServer}: takes each decoded request, answers heartbeats and broken requests,
+ * refuses what it must not run (a serialization not accepted, the server closing, an unknown service or method, the
+ * service pool full by count or by bytes), answers {@code $echo}, and hands the rest to the service executor, where
+ * {@link ServiceInvoker} runs it. Closes connections idle for the idle timeout.
+ *
+ * <p>Threads: every method runs on the connection's event loop and never blocks (with {@code directExecutor()} the
+ * service method itself runs here too). Its counters are read by any thread ({@link SluiceServer#stats()}).
+ */
+final class ServerHandler implements TransportHandler {
+    private static final Logger log = LoggerFactory.getLogger(ServerHandler.class);
+    private static final String SERIALIZATION = "sluice.serialization";
+
+    private final Map<String, Object> services;
+    private final InterfaceTypeResolver resolver;
+    private final Executor executor;
+    /** Accepted body serializations, indexed by header id (0..31). */
+    private final boolean[] accepted;
+    private final String acceptedNames;
+    private final long queuedBytesLimit;
+    /** Wire bytes of requests handed to the executor whose invocation has not started yet. */
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong refusedRequests = new AtomicLong();
+    private final InFlight inFlight;
+    private final Replies replies;
+    private final ServiceInvoker invoker;
+
+    ServerHandler(Map<String, Object> services, InterfaceTypeResolver resolver, Executor executor, boolean[] accepted,
+                  String acceptedNames, long queuedBytesLimit, InFlight inFlight, Replies replies,
+                  ServiceInvoker invoker) {
+        this.services = services;
+        this.resolver = resolver;
+        this.executor = executor;
+        this.accepted = accepted;
+        this.acceptedNames = acceptedNames;
+        this.queuedBytesLimit = queuedBytesLimit;
+        this.inFlight = inFlight;
+        this.replies = replies;
+        this.invoker = invoker;
+    }
+
+    /** Requests answered with status 100 without being executed. Any thread. */
+    long refusedRequests() {
+        return refusedRequests.get();
+    }
+
+    /** Wire bytes of requests waiting for the service pool now. Any thread. */
+    long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    /** Event loop: remembers the serialization a connection's caller speaks, for the events sent to it. */
+    private static void noteSerialization(Connection connection, byte id) {
+        Object seen = connection.attribute(SERIALIZATION);
+        if (seen == null || (Byte) seen != id) {
+            connection.attribute(SERIALIZATION, id);
+        }
+    }
+
+    /**
+     * The serialization of the readonly event sent to {@code c}: what its caller last used, else hessian2, which
+     * every Dubbo consumer reads (a Dubbo 2.7 consumer knows no fastjson2).
+     */
+    static byte eventSerialization(Connection c) {
+        Object seen = c.attribute(SERIALIZATION);
+        return seen == null ? DubboConstants.SERIALIZATION_HESSIAN2 : (Byte) seen;
+    }
+
+    @Override
+    public void received(Connection connection, Object message) {
+        if (!(message instanceof DubboRequest)) {
+            return; // responses (to nothing we sent but events) carry no buffers
+        }
+        DubboRequest request = (DubboRequest) message;
+        if (request.isHeartbeat()) {
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyHeartbeat(request));
+            }
+            return;
+        }
+        if (request.isBroken()) {
+            log.debug("Bad request {} from {}: {}", request.id(), connection.remoteAddress(),
+                    request.errorMessage());
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyError(request, request.brokenStatus(),
+                        request.errorMessage()));
+            }
+            return;
+        }
+        if (request.isEvent()) {
+            return;
+        }
+        noteSerialization(connection, request.serializationId());
+        if (!accepted[request.serializationId()]) {
+            if (request.isTwoWay()) {
+                Serialization ser = Serialization.ofId(request.serializationId());
+                replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
+                        "Serialization " + (ser == null ? "id " : ser.dubboName() + ", id ")
+                                + request.serializationId() + ", is not accepted by this server; it accepts "
+                                + acceptedNames + ": configure serialization= on the consumer"));
+            }
+            return;
+        }
+        if (inFlight.closing()) {
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
+                        "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
+                                + " retry on another provider"));
+            }
+            return;
+        }
+        Object impl = services.get(
+                SluiceServer.serviceKey(request.servicePath(), request.serviceVersion(), request.group()));
+        Method method = resolver.method(request.servicePath(), request.serviceVersion(), request.methodName(),
+                request.parameterTypesDesc());
+        if (impl != null && method == null && DubboConstants.ECHO_METHOD.equals(request.methodName())
+                && DubboConstants.ECHO_DESC.equals(request.parameterTypesDesc())) {
+            // Dubbo's EchoFilter: any exported service answers $echo(x) with x. Every Dubbo consumer proxy
+            // implements EchoService, and callers use it as a liveness check.
+            replies.answer(connection, request, Replies.withAttachments(request, request.arguments()[0], null, null));
+            return;
+        }
+        if (impl == null || method == null) {
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
+                        "Service not found: " + request.servicePath() + ":" + request.serviceVersion()
+                                + (request.group() == null ? "" : " group " + request.group()) + " method "
+                                + request.methodName() + "(" + request.parameterTypesDesc() + ")"));
+            }
+            return;
+        }
+        int bytes = request.frameBytes();
+        long queued = reserveQueuedBytes(bytes);
+        if (queued >= 0) {
+            refusedRequests.incrementAndGet();
+            log.debug("Refused request {} from {}: {} bytes of requests already wait for the service pool,"
+                    + " budget {}",
+                    request.id(), connection.remoteAddress(), queued, queuedBytesLimit);
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyError(request,
+                        DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                        "Server " + connection.localAddress() + " thread pool is exhausted: " + queued + " bytes of"
+                                + " requests already wait for it, and this " + bytes + "-byte request would exceed"
+                                + " its budget of " + queuedBytesLimit + " bytes; the call was not executed, retry"
+                                + " later or on another provider"));
+            }
+            return;
+        }
+        inFlight.started();
+        try {
+            executor.execute(() -> {
+                queuedBytes.addAndGet(-bytes);
+                invoker.invoke(connection, request, impl, method);
+            });
+        } catch (RejectedExecutionException e) {
+            queuedBytes.addAndGet(-bytes);
+            inFlight.finished();
+            refusedRequests.incrementAndGet();
+            log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
+                    connection.remoteAddress(), e.getMessage());
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyError(request,
+                        DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                        "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
+                                + " executed, retry later or on another provider"));
+            }
+        }
+    }
+
+    /**
+     * Counts {@code bytes} against the budget of requests waiting for the pool. Returns -1 when they fit, else
+     * the bytes already waiting. A request is always let in when nothing waits, so one frame larger than the
+     * budget is not refused forever.
+     */
+    private long reserveQueuedBytes(int bytes) {
+        for (;;) {
+            long queued = queuedBytes.get();
+            if (queued > 0 && queued + bytes > queuedBytesLimit) {
+                return queued;
+            }
+            if (queuedBytes.compareAndSet(queued, queued + bytes)) {
+                return -1;
+            }
+        }
+    }
+
+    @Override
+    public void idle(Connection connection, IdleState state) {
+        if (state == IdleState.ALL_IDLE) {
+            log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
+            connection.close();
+        }
+    }
+}
