@@ -56,13 +56,13 @@ public final class NettyClientTransport implements ClientTransport {
 
     private NettyClientTransport(Builder b) {
         this.remote = b.remote;
-        this.options = b.options;
-        this.loops = b.loops != null ? b.loops
+        this.options = b.options();
+        this.loops = b.eventLoops() != null ? b.eventLoops()
                 : EventLoops.create(options.nativeTransport(), options.ioThreads(), "sluice-client");
         this.backoffMillis = options.reconnectInitialBackoff().toMillis();
-        Codec codec = b.codec;
-        TransportHandler handler = b.handler;
-        SslContext ssl = b.ssl;
+        Codec codec = b.codec();
+        TransportHandler handler = b.handler();
+        SslContext ssl = b.tls();
         this.bootstrap = new Bootstrap()
                 .group(loops.group())
                 .channel(loops.socketChannelClass())
@@ -279,16 +279,12 @@ public final class NettyClientTransport implements ClientTransport {
         }
     }
 
-    /** Builder for a client; {@link #build()} starts connecting unless {@link #lazy()}. */
-    public static final class Builder {
+    /** Builder for a client; {@link #build()} creates it, {@link NettyClientTransport#connect()} connects. */
+    public static final class Builder extends ChannelBuilder<Builder> {
         private InetSocketAddress remote;
-        private TransportOptions options = TransportOptions.defaults();
-        private Codec codec;
-        private TransportHandler handler;
-        private EventLoops loops;
-        private SslContext ssl;
 
         private Builder() {
+            super(true);
         }
 
         public Builder remote(InetSocketAddress remote) {
@@ -300,41 +296,11 @@ public final class NettyClientTransport implements ClientTransport {
             return remote(new InetSocketAddress(host, port));
         }
 
-        public Builder options(TransportOptions options) {
-            this.options = Objects.requireNonNull(options, "options");
-            return this;
-        }
-
-        public Builder codec(Codec codec) {
-            this.codec = Objects.requireNonNull(codec, "codec");
-            return this;
-        }
-
-        public Builder handler(TransportHandler handler) {
-            this.handler = Objects.requireNonNull(handler, "handler");
-            return this;
-        }
-
-        /** Runs on a group the caller owns; by default the client creates and owns one. */
-        public Builder eventLoops(EventLoops loops) {
-            this.loops = loops;
-            return this;
-        }
-
-        /** A client {@link SslContext}; the server certificate must match the host name dialled. */
-        public Builder tls(SslContext clientContext) {
-            if (clientContext != null && !clientContext.isClient()) {
-                throw new IllegalArgumentException("a client needs a client SslContext (SslContextBuilder.forClient)");
-            }
-            this.ssl = clientContext;
-            return this;
-        }
-
         /** Creates the client without connecting; call {@link NettyClientTransport#connect()}. */
         public NettyClientTransport build() {
             Objects.requireNonNull(remote, "remote address is required");
-            Objects.requireNonNull(codec, "codec is required");
-            Objects.requireNonNull(handler, "handler is required");
+            codec();
+            handler();
             return new NettyClientTransport(this);
         }
     }

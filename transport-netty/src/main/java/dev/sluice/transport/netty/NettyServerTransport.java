@@ -132,18 +132,14 @@ public final class NettyServerTransport implements ServerTransport {
     }
 
     /** Builder for a server; {@link #bind()} starts it. */
-    public static final class Builder {
+    public static final class Builder extends ChannelBuilder<Builder> {
         private InetSocketAddress address = new InetSocketAddress(0);
-        private TransportOptions options = TransportOptions.defaults();
-        private Codec codec;
-        private TransportHandler handler;
-        private EventLoops loops;
-        private SslContext ssl;
         private int maxConnections;
         private int maxConnectionsPerAddress;
         private Duration frameTimeout = Duration.ZERO;
 
         private Builder() {
+            super(false);
         }
 
         /**
@@ -185,41 +181,12 @@ public final class NettyServerTransport implements ServerTransport {
             return this;
         }
 
-        public Builder options(TransportOptions options) {
-            this.options = Objects.requireNonNull(options, "options");
-            return this;
-        }
-
-        public Builder codec(Codec codec) {
-            this.codec = Objects.requireNonNull(codec, "codec");
-            return this;
-        }
-
-        public Builder handler(TransportHandler handler) {
-            this.handler = Objects.requireNonNull(handler, "handler");
-            return this;
-        }
-
-        /** Runs on a group the caller owns and shuts down; by default the server creates and owns one. */
-        public Builder eventLoops(EventLoops loops) {
-            this.loops = loops;
-            return this;
-        }
-
-        /** A server {@link SslContext} to require TLS on every connection. */
-        public Builder tls(SslContext serverContext) {
-            if (serverContext != null && serverContext.isClient()) {
-                throw new IllegalArgumentException("a server needs a server SslContext (SslContextBuilder.forServer)");
-            }
-            this.ssl = serverContext;
-            return this;
-        }
-
         public NettyServerTransport bind() {
-            Objects.requireNonNull(codec, "codec is required");
-            Objects.requireNonNull(handler, "handler is required");
-            TransportOptions opts = options;
-            EventLoops el = loops != null ? loops
+            Codec codec = codec();
+            TransportHandler handler = handler();
+            SslContext ssl = tls();
+            TransportOptions opts = options();
+            EventLoops el = eventLoops() != null ? eventLoops()
                     : EventLoops.create(opts.nativeTransport(), opts.ioThreads(), "sluice-server");
             Collection<NettyConnection> connections = ConcurrentHashMap.newKeySet();
             ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress);
