@@ -6,9 +6,7 @@ import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.ConnectionStalledException;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportOptions;
-import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyClientTransport;
-import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -67,12 +65,13 @@ public final class SluiceClient implements AutoCloseable {
         this.pending = new PendingCalls(b.address, b.callbackExecutor);
         // Result values are parsed by the waiting caller (readResult), not by the event loop: 32 callers waiting on
         // one connection then parse in parallel instead of queueing behind one thread.
-        DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
+        DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
                 .deferResponseValues(true).build();
-        TransportOptions options = b.options.toBuilder().readerIdle(b.heartbeat).stallTimeout(b.stallTimeout).build();
+        TransportOptions options =
+                b.transportOptions().toBuilder().readerIdle(b.heartbeat).stallTimeout(b.stallTimeout).build();
         this.transport = NettyClientTransport.builder().remote(b.address).options(options).codec(codec)
                 .handler(new ClientHandler(pending, b.heartbeat, b.idleTimeout, b.serialization))
-                .eventLoops(b.loops).tls(b.tls).build();
+                .eventLoops(b.loops()).tls(b.tlsContext()).build();
         this.proxies = new ProxyFactory(transport, pending, allowlist, b.stallTimeout, Interceptors.of(b.interceptors));
         try {
             transport.connect().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
@@ -192,33 +191,18 @@ public final class SluiceClient implements AutoCloseable {
     }
 
     /** Client options; {@link #build()} connects. Not thread-safe. */
-    public static final class Builder {
+    public static final class Builder extends EndpointBuilder<Builder> {
         private InetSocketAddress address;
-        private TransportOptions options = TransportOptions.defaults();
         private Duration timeout = Duration.ofSeconds(1);
         private Duration heartbeat = Duration.ofSeconds(60);
         private Duration idleTimeout = Duration.ofSeconds(180);
         private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
         private Executor callbackExecutor = ForkJoinPool.commonPool();
-        private EventLoops loops;
-        private SslContext tls;
         private boolean failIfNotConnected;
         private Serialization serialization = Serialization.FASTJSON2;
-        private final ClassAllowlist allowlist = ClassAllowlist.strict();
-        private final java.util.List<SluiceInterceptor> interceptors = new java.util.ArrayList<>();
 
         private Builder() {
-        }
-
-        /**
-         * Adds interceptors around every call of this client, after those added before: {@code onCall} runs in the
-         * order added, {@code onComplete} in the reverse order. See {@link SluiceInterceptor} for threads.
-         */
-        public Builder intercept(SluiceInterceptor... interceptors) {
-            for (SluiceInterceptor i : interceptors) {
-                this.interceptors.add(Objects.requireNonNull(i, "interceptor"));
-            }
-            return this;
+            super(true);
         }
 
         public Builder address(String host, int port) {
@@ -228,17 +212,6 @@ public final class SluiceClient implements AutoCloseable {
 
         public Builder address(InetSocketAddress address) {
             this.address = Objects.requireNonNull(address, "address");
-            return this;
-        }
-
-        public Builder options(TransportOptions options) {
-            this.options = Objects.requireNonNull(options, "options");
-            return this;
-        }
-
-        /** Largest frame body accepted and sent (default 8 MiB, as Dubbo's {@code payload}). */
-        public Builder payloadLimit(int bytes) {
-            this.options = options.toBuilder().payloadLimit(bytes).build();
             return this;
         }
 
@@ -283,23 +256,6 @@ public final class SluiceClient implements AutoCloseable {
         /** Where {@code CompletableFuture} results complete (default the common pool). */
         public Builder callbackExecutor(Executor executor) {
             this.callbackExecutor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        public Builder eventLoops(EventLoops loops) {
-            this.loops = loops;
-            return this;
-        }
-
-        /** Uses TLS with this client context; the certificate must match the host name. */
-        public Builder tls(SslContext clientContext) {
-            this.tls = clientContext;
-            return this;
-        }
-
-        /** Extra classes accepted from the wire (e.g. undeclared exception types). */
-        public Builder allowClasses(String... classNames) {
-            allowlist.allow(classNames);
             return this;
         }
 

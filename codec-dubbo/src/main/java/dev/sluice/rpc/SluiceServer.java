@@ -9,9 +9,7 @@ import dev.sluice.transport.Connection;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
-import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.NettyServerTransport;
-import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,15 +101,14 @@ public final class SluiceServer implements AutoCloseable {
             executor = pool;
             this.ownedExecutor = pool;
         }
-        DubboCodec codec = DubboCodec.builder().payloadLimit(b.options.payloadLimit()).allowlist(allowlist)
+        DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
                 .resolver(resolver).build();
-        TransportOptions options = b.options.toBuilder().allIdle(b.idleTimeout).build();
+        TransportOptions options = b.transportOptions().toBuilder().allIdle(b.idleTimeout).build();
         ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);
         this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
                 acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker);
-        this.transport = b.transport
-                .bindAddress(b.address).options(options).codec(codec).handler(handler)
-                .eventLoops(b.loops).tls(b.tls).bind();
+        this.transport = b.transport.options(options).codec(codec).handler(handler)
+                .eventLoops(b.loops()).tls(b.tlsContext()).bind();
     }
 
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -282,41 +279,26 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /** Server options; {@link #start()} binds. Not thread-safe. */
-    public static final class Builder {
-        private InetSocketAddress address = new InetSocketAddress(0);
+    public static final class Builder extends EndpointBuilder<Builder> {
         private final Map<String, Object> services = new HashMap<>();
         private final List<Registration> registrations = new ArrayList<>();
-        private TransportOptions options = TransportOptions.defaults();
         private Duration idleTimeout = Duration.ofSeconds(180);
         private Executor executor;
         private int threads = 200;
         private int queueCapacity = 10_000;
         private boolean hotWorkers;
         private long queuedBytesLimit = DEFAULT_QUEUED_REQUEST_BYTES;
-        /** Carries the connection limits, which it validates; the rest is set when the server starts. */
+        /**
+         * Carries the bind address and the connection limits, which it validates; the rest is set when the server
+         * starts.
+         */
         private final NettyServerTransport.Builder transport = NettyServerTransport.builder()
                 .maxConnections(DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)
                 .frameTimeout(DEFAULT_FRAME_TIMEOUT);
-        private EventLoops loops;
-        private SslContext tls;
-        private final ClassAllowlist allowlist = ClassAllowlist.strict();
         private java.util.Set<Serialization> serializations = java.util.EnumSet.allOf(Serialization.class);
-        private final List<SluiceInterceptor> interceptors = new ArrayList<>();
 
         private Builder() {
-        }
-
-        /**
-         * Adds interceptors around every service call, after those added before: {@code onCall} runs in the order
-         * added, {@code onComplete} in the reverse order, on the thread that runs the service method (see
-         * {@link SluiceInterceptor}). Heartbeats, events, {@code $echo} and calls refused before they reach the
-         * executor (unknown service, pool exhausted, shutting down) are not intercepted.
-         */
-        public Builder intercept(SluiceInterceptor... interceptors) {
-            for (SluiceInterceptor i : interceptors) {
-                this.interceptors.add(Objects.requireNonNull(i, "interceptor"));
-            }
-            return this;
+            super(false);
         }
 
         /**
@@ -334,12 +316,12 @@ public final class SluiceServer implements AutoCloseable {
 
         /** Listens on every interface (as Dubbo does) on {@code port}; 0 picks a free port. */
         public Builder port(int port) {
-            this.address = new InetSocketAddress(port);
+            transport.port(port);
             return this;
         }
 
         public Builder bindAddress(InetSocketAddress address) {
-            this.address = Objects.requireNonNull(address, "address");
+            transport.bindAddress(address);
             return this;
         }
 
@@ -359,18 +341,6 @@ public final class SluiceServer implements AutoCloseable {
                 throw new IllegalArgumentException("a service is already registered as " + key);
             }
             registrations.add(new Registration(iface, iface.getName(), version));
-            return this;
-        }
-
-        /** Transport options; the payload limit here applies to both directions. */
-        public Builder options(TransportOptions options) {
-            this.options = Objects.requireNonNull(options, "options");
-            return this;
-        }
-
-        /** Largest frame body accepted and sent (default 8 MiB, as Dubbo's {@code payload}). */
-        public Builder payloadLimit(int bytes) {
-            this.options = options.toBuilder().payloadLimit(bytes).build();
             return this;
         }
 
@@ -460,24 +430,6 @@ public final class SluiceServer implements AutoCloseable {
          */
         public Builder directExecutor() {
             this.executor = Runnable::run;
-            return this;
-        }
-
-        /** Runs on event loops the caller owns. */
-        public Builder eventLoops(EventLoops loops) {
-            this.loops = loops;
-            return this;
-        }
-
-        /** Requires TLS with this server context. */
-        public Builder tls(SslContext serverContext) {
-            this.tls = serverContext;
-            return this;
-        }
-
-        /** Extra classes accepted from the wire beyond those reachable from the registered interfaces. */
-        public Builder allowClasses(String... classNames) {
-            allowlist.allow(classNames);
             return this;
         }
 
