@@ -63,8 +63,8 @@ public final class SluiceClient implements AutoCloseable {
         this.defaultTimeout = b.timeout;
         this.defaultSerialization = b.serialization;
         this.pending = new PendingCalls(b.address, b.callbackExecutor);
-        // Result values are parsed by the waiting caller (readResult), not by the event loop: 32 callers waiting on
-        // one connection then parse in parallel instead of queueing behind one thread.
+        // Result values are parsed by the waiting caller (PendingCalls.readResult), not by the event loop: 32
+        // callers waiting on one connection then parse in parallel instead of queueing behind one thread.
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
                 .deferResponseValues(true).build();
         TransportOptions options =
