@@ -55,6 +55,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Shutdown.</b> {@link #shutdown()} rejects new tasks and lets queued ones run; workers exit once the queue is
  * empty. {@link #shutdownNow()} rejects new tasks, removes queued ones (returned, not run) and interrupts running ones;
  * each worker exits when its current task returns. {@link #awaitTermination} waits for every worker and the monitor.
+ *
+ * <p><b>Why one class of this size.</b> The hand-off, the no-lost-wake-up argument, growth and shutdown read and
+ * write the same counters (searching, parked, threads, started tasks, state), and the argument above holds only
+ * over all of them at once; the monitor and the worker loop could live in other files only by exposing those
+ * counters to them, which would scatter one concurrency proof without making any part simpler. Most of the length
+ * is that argument, written down.
  */
 final class ServicePool extends AbstractExecutorService {
 
