@@ -47,6 +47,7 @@ final class ClientHandler implements TransportHandler {
 
     @Override
     public void received(Connection connection, Object message) {
+        assert connection.inEventLoop();
         Object idle = connection.attribute(IDLE_COUNT);
         if (idle != null) {
             ((AtomicInteger) idle).set(0);
@@ -98,6 +99,7 @@ final class ClientHandler implements TransportHandler {
 
     @Override
     public void idle(Connection connection, IdleState state) {
+        assert connection.inEventLoop();
         if (state != IdleState.READER_IDLE) {
             return;
         }

@@ -85,6 +85,7 @@ final class ServerHandler implements TransportHandler {
 
     @Override
     public void received(Connection connection, Object message) {
+        assert connection.inEventLoop();
         if (!(message instanceof DubboRequest)) {
             return; // responses (to nothing we sent but events) carry no buffers
         }
@@ -203,6 +204,7 @@ final class ServerHandler implements TransportHandler {
 
     @Override
     public void idle(Connection connection, IdleState state) {
+        assert connection.inEventLoop();
         if (state == IdleState.ALL_IDLE) {
             log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
             connection.close();
