@@ -198,6 +198,10 @@ public final class SluiceServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The key a service is registered under ({@link Builder#register}) and looked up by ({@link ServerHandler}):
+     * {@code group/path:version}, with Dubbo's default and wildcard versions as none.
+     */
     static String serviceKey(String path, String version, String group) {
         String v = version == null || version.isEmpty() || DubboConstants.DEFAULT_SERVICE_VERSION.equals(version)
                 || "*".equals(version) ? "" : version;
