@@ -37,6 +37,12 @@ import java.util.Map;
  * length is reported and treated as an empty body. Bytes a body declares beyond its last item are skipped. The only
  * exception it throws is {@link DubboProtocolException}, for a wrong magic: it then discards the buffered bytes and
  * every byte after, emitting nothing more, while the transport closes.
+ *
+ * <p><b>Why one class over 400 lines.</b> Every connection carries both requests and responses (a client reads the
+ * provider's heartbeats and readonly events, a server the answers to its heartbeats), so each side needs both
+ * halves, and they share the body copy, the item readers and the rejection path for one frame. Item parsing already
+ * lives in {@link Fastjson2Items} and {@link Hessian2Values}; what stays is the frame grammar of docs/wire-format.md,
+ * one method per message kind.
  */
 public final class DubboDecoder implements FrameDecoder {
     private static final int KEEP_SCRATCH = 16 * 1024;
