@@ -84,9 +84,9 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
             return;
         }
         // Handed to the socket, then the write failed: part of the request may have reached the provider.
-        fail(new ConnectionClosedException("Maybe sent: writing " + meta.description + " to "
-                + table.remote() + " failed after it was handed to the socket (" + cause + "); the"
-                + " provider may have received it", SendState.UNKNOWN, cause));
+        fail(new ConnectionClosedException("Maybe sent: the connection to " + table.remote() + " was closed or"
+                + " reset while " + meta.description + " was being written, after it was handed to the socket ("
+                + cause + "); the provider may have received it", SendState.UNKNOWN, cause));
     }
 
     @Override
