@@ -4,11 +4,13 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
@@ -51,6 +53,27 @@ final class TestCerts {
     static X509Certificate certificate(Path p12) throws Exception {
         KeyStore ks = load(p12);
         return (X509Certificate) ks.getCertificate(ks.aliases().nextElement());
+    }
+
+    /**
+     * Writes the key pair of {@code p12} the way Dubbo's {@code SslConfig} reads it: {@code alias.crt} (X.509 PEM)
+     * and {@code alias.key} (unencrypted PKCS#8 PEM) next to it; returns the certificate's path.
+     */
+    static Path pem(Path p12) throws Exception {
+        KeyStore ks = load(p12);
+        String alias = ks.aliases().nextElement();
+        String base = p12.getFileName().toString().replaceFirst("\\.p12$", "");
+        Path crt = p12.resolveSibling(base + ".crt");
+        Files.writeString(crt, pemBlock("CERTIFICATE", ks.getCertificate(alias).getEncoded()));
+        Files.writeString(p12.resolveSibling(base + ".key"),
+                pemBlock("PRIVATE KEY", ks.getKey(alias, PASSWORD).getEncoded()));
+        return crt;
+    }
+
+    private static String pemBlock(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+                + "\n-----END " + type + "-----\n";
     }
 
     static SslContext server(Path p12) throws Exception {

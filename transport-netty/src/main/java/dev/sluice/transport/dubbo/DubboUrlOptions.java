@@ -36,6 +36,11 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *       {@code transport=<name>}, in Micrometer's global registry ({@code Metrics.globalRegistry}, which Spring
  *       Boot's and Dubbo's own metrics use by default); endpoints with the same name share meters. Needs
  *       {@code io.micrometer:micrometer-core} on the class path; absent (the default), nothing is recorded.</td></tr>
+ *   <tr><td>{@code sluice.pending-bytes}</td><td>the most bytes a connection may have queued for writing and not yet
+ *       written (default 64 MiB): past it a send fails at once ({@code PendingBytesExceededException}, sizes in the
+ *       message) instead of queueing without bound behind a peer that does not read. On a provider, a consumer that
+ *       stops reading holds at most this much of its memory. See
+ *       {@link dev.sluice.transport.TransportOptions#pendingBytesCap()}.</td></tr>
  *   <tr><td>{@code sluice.stall-timeout}</td><td>client: stall detection, in ms; absent or 0 (default) = off. When
  *       a request was written and nothing was read for this long, a heartbeat probe goes out; when that is not
  *       answered within this long either, the channel reports itself readonly, so {@code DubboInvoker.isAvailable()}
@@ -51,6 +56,7 @@ final class DubboUrlOptions {
     static final String RECONNECT_KEY = "sluice.reconnect";
     static final String METRICS_KEY = "sluice.metrics";
     static final String STALL_TIMEOUT_KEY = "sluice.stall-timeout";
+    static final String PENDING_BYTES_KEY = "sluice.pending-bytes";
 
     private DubboUrlOptions() {
     }
@@ -80,7 +86,16 @@ final class DubboUrlOptions {
 
     private static TransportOptions.Builder common(URL url) {
         String metrics = url.getParameter(METRICS_KEY);
-        return TransportOptions.builder()
+        TransportOptions.Builder b = TransportOptions.builder();
+        long pendingBytes = url.getParameter(PENDING_BYTES_KEY, 0L);
+        if (pendingBytes < 0) {
+            throw new IllegalArgumentException(PENDING_BYTES_KEY + "=" + pendingBytes
+                    + " must be > 0 bytes (absent or 0: the default, " + b.build().pendingBytesCap() + ")");
+        }
+        if (pendingBytes > 0) {
+            b.pendingBytesCap(pendingBytes);
+        }
+        return b
                 .observer(metrics == null || metrics.isBlank() ? null : micrometer(metrics.trim()))
                 .payloadLimit(url.getParameter(Constants.PAYLOAD_KEY, Constants.DEFAULT_PAYLOAD))
                 .connectTimeout(Duration.ofMillis(

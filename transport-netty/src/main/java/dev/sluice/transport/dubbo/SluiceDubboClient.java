@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * {@code lazy}), the consumer executor, reconnect-on-send ({@code send.reconnect}) and the close sequence. The
  * handler is wrapped as Dubbo's netty4 client wraps it ({@code ChannelHandlers.wrap}).
  *
+ * <p><b>TLS.</b> As Dubbo users configure it (the application's {@code SslConfig}, through Dubbo's
+ * {@code CertManager}): see {@link DubboTls}. A failed handshake (an untrusted certificate, one that does not name
+ * the provider's address, a provider that does not speak TLS) fails the connect with its reason, within
+ * {@code connect.timeout}, instead of leaving calls to time out.
+ *
  * <p><b>Idle.</b> {@link #canHandleIdle()} is true: after {@code heartbeat} ms without reading anything the
  * transport's reader-idle timer fires and a heartbeat request goes out through the channel, as Dubbo's netty4
  * client does; so Dubbo starts no heartbeat timer.
@@ -81,6 +86,7 @@ final class SluiceDubboClient extends AbstractClient {
                 .codec(codec)
                 .handler(new Handler())
                 .eventLoops(loops.eventLoops())
+                .tls(DubboTls.client(url))
                 .build();
         log.debug("Sluice Dubbo client to {} ({})", getConnectAddress(), options);
     }

@@ -4,6 +4,7 @@ import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.NettyServerTransport;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * before the connections close. The handler is wrapped exactly as Dubbo's netty4 server wraps it
  * ({@code ChannelHandlers.wrap}: {@code MultiMessageHandler → HeartbeatHandler → dispatcher}), so {@code dispatcher}
  * and {@code threadpool} keep their meaning.
+ *
+ * <p>TLS as Dubbo users configure it (the application's {@code SslConfig}, through Dubbo's {@code CertManager}):
+ * see {@link DubboTls}.
  *
  * <p>Idle handling is the transport's ({@link #canHandleIdle()} is true): a connection with nothing read or written
  * for {@code close.timeout} (default 3 × heartbeat) is closed. Readonly/writeable events on shutdown come from
@@ -67,14 +71,17 @@ final class SluiceDubboServer extends AbstractServer {
         // Read now: by the time the server closes, the module model may already be destroyed.
         shutdownWaitMillis = Math.max(1000, ConfigurationUtils.getServerShutdownTimeout(url.getOrDefaultModuleModel()));
         DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel);
+        SslContext tls = DubboTls.server(url);
         transport = NettyServerTransport.builder()
                 .bindAddress(getBindAddress())
                 .options(options)
                 .codec(codec)
                 .handler(new Handler())
+                .tls(tls)
                 .bind();
         bound = true;
-        log.debug("Sluice Dubbo server bound to {} ({})", transport.localAddress(), options);
+        log.debug("Sluice Dubbo server bound to {} ({}{})", transport.localAddress(), options,
+                tls == null ? "" : ", TLS from Dubbo's SSL config");
     }
 
     private SluiceChannel channel(Connection connection) {

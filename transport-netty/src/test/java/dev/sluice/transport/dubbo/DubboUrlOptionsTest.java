@@ -70,6 +70,17 @@ class DubboUrlOptionsTest {
     }
 
     @Test
+    void pendingBytesCapIsTakenFromTheUrl() {
+        long defaultCap = TransportOptions.defaults().pendingBytesCap();
+        assertEquals(defaultCap, DubboUrlOptions.server(url("")).pendingBytesCap());
+        assertEquals(2_097_152, DubboUrlOptions.server(url("sluice.pending-bytes=2097152")).pendingBytesCap());
+        assertEquals(65_536, DubboUrlOptions.client(url("sluice.pending-bytes=65536")).pendingBytesCap());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DubboUrlOptions.server(url("sluice.pending-bytes=-1")));
+        assertTrue(e.getMessage().contains("sluice.pending-bytes=-1"), e.getMessage());
+    }
+
+    @Test
     void stallTimeoutIsOptInAndInMilliseconds() {
         assertEquals(Duration.ZERO, DubboUrlOptions.client(url("")).stallTimeout(), "off unless asked for");
         assertEquals(Duration.ZERO, DubboUrlOptions.client(url("sluice.stall-timeout=0")).stallTimeout());

@@ -1,0 +1,491 @@
+package dev.sluice.it.reliability;
+
+import dev.sluice.it.harness.DubboPeers;
+import dev.sluice.it.harness.Scenario;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.dubbo.config.ProtocolConfig;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.ServiceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+import org.apache.dubbo.remoting.RemotingServer;
+import org.apache.dubbo.rpc.ProtocolServer;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
+
+/**
+ * Child-JVM scenarios (run by {@link DubboAdapterShutdownTest} and {@link DubboAdapterMatrixTest}) for the
+ * {@code sluice} Transporter under a real Dubbo 3.3.6 provider, with real Dubbo consumers. Argument 0 picks one:
+ * <ul>
+ *   <li>{@code graceful}: a consumer stops reading (a {@link HoldingProxy} between it and the provider stops reading
+ *       the provider's answers) while {@value #GRACEFUL_CALLS} calls of {@value #GRACEFUL_CHARS} chars each run, far
+ *       more than the socket buffers on the way hold; the provider is stopped gracefully; once it refuses new
+ *       connections (its transport is closing) the consumer reads again. Every call that ran must complete with its
+ *       whole answer. Result {@code graceful} (calls, queuedBytes, buffersBytes, closeMs);</li>
+ *   <li>{@code frozen}: a consumer in a process of its own ({@link FrozenConsumerMain}) streams large answers and is
+ *       stopped with SIGSTOP for {@value #FREEZE_MS} ms, in a namespace whose socket buffers are shrunk so that the
+ *       answers must wait in the provider. The provider's direct memory (Netty's pooled arenas) must stay within its
+ *       {@code sluice.pending-bytes} cap plus a margin, and another consumer must be served all along; after SIGCONT
+ *       the frozen consumer is answered again, and after SIGKILL its connection is gone from the provider. Result
+ *       {@code frozen} (growthKiB, otherCalls, otherMaxMs, ...);</li>
+ *   <li>{@code native <NIO|EPOLL|IO_URING>...}: for each kind, provider and consumer on {@code sluice.native=<kind>}:
+ *       the provider's calls run on an event loop of that kind, concurrent calls and 1 MiB answers complete, and a
+ *       connection that sends bytes without Dubbo's magic is closed while the consumer keeps being served. Result
+ *       {@code native.<kind>} (calls).</li>
+ * </ul>
+ */
+public final class DubboAdapterScenario {
+    static final int GRACEFUL_CALLS = 48;
+    static final int GRACEFUL_CHARS = 512 * 1024;
+    static final int FREEZE_MS = 3_000;
+    /** Callers of the frozen consumer, and the size of each answer: 16 MiB of answers on their way at any time. */
+    static final int FROZEN_CALLERS = 32;
+    static final int FROZEN_CHARS = 512 * 1024;
+    static final long PENDING_CAP = 2L * 1024 * 1024;
+    /** The largest socket buffer in the frozen case's namespace. */
+    static final long SMALL_SOCKET_BUFFER = 256 * 1024;
+    /** Allowed growth of the provider's direct memory beyond its pending-bytes cap while a consumer is frozen. */
+    static final long FROZEN_MARGIN = 6L * 1024 * 1024;
+    private static final long MIB = 1024 * 1024;
+
+    private final String host = Scenario.testAddress();
+    private final List<Runnable> stops = new ArrayList<>();
+
+    private DubboAdapterScenario() {
+    }
+
+    public static void main(String[] args) {
+        // Graceful case: Dubbo's server waits this long for consumers to leave, then the transport as long again for
+        // each connection to flush what is queued.
+        System.setProperty("dubbo.service.shutdown.wait", "4000");
+        Scenario.run(() -> {
+            DubboPeers.quietDefaults();
+            DubboAdapterScenario scenario = new DubboAdapterScenario();
+            try {
+                switch (args[0]) {
+                    case "graceful":
+                        scenario.graceful();
+                        break;
+                    case "frozen":
+                        scenario.frozen();
+                        break;
+                    case "native":
+                        for (int i = 1; i < args.length; i++) {
+                            scenario.nativeTransport(args[i]);
+                        }
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown case " + args[0]);
+                }
+            } finally {
+                for (int i = scenario.stops.size() - 1; i >= 0; i--) {
+                    scenario.stops.get(i).run();
+                }
+            }
+        });
+    }
+
+    private void graceful() throws Exception {
+        BlobService.Impl impl = new BlobService.Impl();
+        int port = DubboPeers.freePort();
+        Provider provider = new Provider(port, Map.of(), impl);
+        HoldingProxy proxy = new HoldingProxy(new InetSocketAddress(host, port));
+        stops.add(() -> closeQuietly(proxy));
+        BlobService blobs = consumer("netty4", proxy.port(), 30_000, Map.of());
+        require(blobs.blob(10).length() == 10, "warm-up call");
+        int warm = impl.ran.get();
+
+        proxy.hold();
+        ExecutorService callers = Executors.newFixedThreadPool(GRACEFUL_CALLS);
+        stops.add(callers::shutdownNow);
+        List<Future<String>> calls = new ArrayList<>();
+        for (int i = 0; i < GRACEFUL_CALLS; i++) {
+            calls.add(callers.submit(() -> blobs.blob(GRACEFUL_CHARS)));
+        }
+        Await.until(() -> impl.ran.get() == warm + GRACEFUL_CALLS, Duration.ofSeconds(30),
+                "every call ran on the provider");
+        for (Future<String> call : calls) {
+            require(!call.isDone(), "an answer reached the consumer through the paused proxy");
+        }
+        long queued = (long) GRACEFUL_CALLS * GRACEFUL_CHARS;
+        long buffers = socketBufferMax("tcp_wmem") + 2 * HoldingProxy.RECEIVE_BUFFER + HoldingProxy.CHUNK;
+        require(queued > 2 * buffers, "the answers (" + queued + " bytes) would fit in the socket buffers on the way ("
+                + buffers + " bytes): nothing would be left queued in the provider when it closes");
+
+        long t0 = System.nanoTime();
+        CompletableFuture<Void> stopped = CompletableFuture.runAsync(provider::stop);
+        // Dubbo first sends the readonly event (held back too: it gives up after its timeout) and waits for the
+        // consumers to leave; then the transport closes its listener and each connection after a flush.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!refusesConnections(port)) {
+            require(System.nanoTime() < deadline, "the provider's transport did not begin to close within 30 s");
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        require(!stopped.isDone(), "the provider finished stopping while its answers were still held back");
+        proxy.release();
+        int completed = 0;
+        for (Future<String> call : calls) {
+            String answer = call.get(30, TimeUnit.SECONDS);
+            require(answer.length() == GRACEFUL_CHARS, "an answer of " + answer.length() + " chars");
+            completed++;
+        }
+        stopped.get(30, TimeUnit.SECONDS);
+        Scenario.ok("graceful", "calls", completed, "queuedBytes", queued, "buffersBytes", buffers, "closeMs",
+                millisSince(t0));
+    }
+
+    private void frozen() throws Exception {
+        // Small socket buffers in this private namespace (the machine's own are untouched), so the answers to a
+        // frozen consumer cannot all vanish into its kernel buffers: most of them must wait in the provider.
+        require("namespace".equals(Scenario.network()), "the frozen case needs a private network namespace");
+        long kernel = 0;
+        for (String name : List.of("tcp_rmem", "tcp_wmem")) {
+            Files.writeString(Paths.get("/proc/sys/net/ipv4/" + name), "4096 65536 " + SMALL_SOCKET_BUFFER);
+            kernel += socketBufferMax(name);
+        }
+        long outstanding = (long) FROZEN_CALLERS * FROZEN_CHARS;
+        require(outstanding > 2 * (kernel + PENDING_CAP), "the answers on their way (" + outstanding
+                + " bytes) would fit in the socket buffers and the cap");
+        BlobService.Impl impl = new BlobService.Impl();
+        int port = DubboPeers.freePort();
+        Provider provider = new Provider(port, Map.of("sluice.pending-bytes", Long.toString(PENDING_CAP)), impl);
+        BlobService other = consumer("netty4", port, 5_000, Map.of());
+        for (int i = 0; i < 20; i++) {
+            require(other.blob(64 * 1024).length() == 64 * 1024, "warm-up call");
+        }
+        System.gc();
+        long before = Fixtures.directMemory();
+
+        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+        Process consumer = new ProcessBuilder(java.toString(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+                FrozenConsumerMain.class.getName(), host, Integer.toString(port), Integer.toString(FROZEN_CALLERS),
+                Integer.toString(FROZEN_CHARS))
+                .redirectErrorStream(true).start();
+        stops.add(consumer::destroyForcibly);
+        Lines lines = new Lines(consumer.getInputStream());
+        lines.awaitDoneAbove(FROZEN_CALLERS, Duration.ofSeconds(60));
+        require(channels(provider) == 2, "expected two consumer connections, found " + channels(provider));
+
+        signal("STOP", consumer.pid());
+        long frozenAt = impl.ran.get();
+        long worst = 0;
+        int otherCalls = 0;
+        long otherMaxNanos = 0;
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FREEZE_MS);
+        while (System.nanoTime() < until) {
+            long t = System.nanoTime();
+            require(other.blob(64 * 1024).length() == 64 * 1024, "a call of the other consumer during the freeze");
+            otherMaxNanos = Math.max(otherMaxNanos, System.nanoTime() - t);
+            otherCalls++;
+            worst = Math.max(worst, Fixtures.directMemory() - before);
+        }
+        long ranDuringFreeze = impl.ran.get() - frozenAt - otherCalls;
+        require(worst < PENDING_CAP + FROZEN_MARGIN, "the provider's direct memory grew by " + worst / MIB
+                + " MiB while a consumer was frozen (cap " + PENDING_CAP / MIB + " MiB + margin "
+                + FROZEN_MARGIN / MIB + " MiB)");
+        // Every call of the other consumer succeeded (each within its 5 s timeout); their worst time is reported, not
+        // bounded more tightly, as it mostly measures the machine's load.
+        require(otherCalls >= 10, "the other consumer made only " + otherCalls + " calls in " + FREEZE_MS + " ms");
+
+        long answered = lines.lastDone();
+        signal("CONT", consumer.pid());
+        lines.awaitDoneAbove(answered, Duration.ofSeconds(30));
+        signal("KILL", consumer.pid());
+        require(consumer.waitFor(10, TimeUnit.SECONDS), "the consumer process did not die");
+        Await.until(() -> channels(provider) == 1, Duration.ofSeconds(10),
+                "the killed consumer's connection is gone from the provider");
+        require(other.blob(1000).length() == 1000, "the other consumer after the kill");
+        Scenario.ok("frozen", "growthKiB", worst / 1024, "outstandingMiB", outstanding / MIB, "capMiB",
+                PENDING_CAP / MIB, "otherCalls", otherCalls,
+                "otherMaxMs", TimeUnit.NANOSECONDS.toMillis(otherMaxNanos), "ranDuringFreeze", ranDuringFreeze,
+                "answeredBeforeFreeze", answered, "beforeKiB", before / 1024, "answeredAfterThaw", lines.lastDone());
+    }
+
+    private void nativeTransport(String kind) throws Exception {
+        BlobService.Impl impl = new BlobService.Impl();
+        int port = DubboPeers.freePort();
+        Map<String, String> params = Map.of("sluice.native", kind.toLowerCase(java.util.Locale.ROOT));
+        Map<String, String> provider = new java.util.HashMap<>(params);
+        provider.put("dispatcher", "direct"); // calls run on the I/O thread, so ioTransport() can see its kind
+        new Provider(port, provider, impl);
+        BlobService blobs = consumer("sluice", port, 10_000, params);
+        String served = blobs.ioTransport();
+        require(kind.equals(served), "asked for " + kind + ", the provider's calls ran on " + served);
+
+        ExecutorService callers = Executors.newFixedThreadPool(16);
+        stops.add(callers::shutdownNow);
+        List<Future<Integer>> results = new ArrayList<>();
+        for (int t = 0; t < 16; t++) {
+            int salt = t;
+            results.add(callers.submit(() -> {
+                int ok = 0;
+                for (int i = 0; i < 100; i++) {
+                    int chars = 1 + (salt * 100 + i) % 4096;
+                    ok += blobs.blob(chars).length() == chars ? 1 : 0;
+                }
+                return ok;
+            }));
+        }
+        int ok = 0;
+        for (Future<Integer> r : results) {
+            ok += r.get(60, TimeUnit.SECONDS);
+        }
+        require(ok == 1600, "concurrent calls: " + ok + " of 1600 answered correctly");
+        require(blobs.blob(1 << 20).length() == 1 << 20, "a 1 MiB answer");
+
+        try (Socket garbage = new Socket()) {
+            garbage.connect(new InetSocketAddress(host, port), 5_000);
+            garbage.setSoTimeout(5_000);
+            OutputStream out = garbage.getOutputStream();
+            out.write(new byte[64]); // no magic
+            out.flush();
+            require(garbage.getInputStream().read() == -1, "the connection without the magic was answered");
+        }
+        require(blobs.blob(100).length() == 100, "the consumer after the bad connection");
+        Scenario.ok("native." + kind, "calls", ok + 2);
+    }
+
+    /** A provider of {@link BlobService} on {@code server=sluice}; {@code params} go on the protocol. */
+    private final class Provider {
+        private final FrameworkModel model = new FrameworkModel();
+        private final DubboBootstrap bootstrap;
+
+        Provider(int port, Map<String, String> params, BlobService impl) {
+            ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
+            protocol.setServer("sluice");
+            protocol.setParameters(params);
+            ServiceConfig<BlobService> service = DubboPeers.service(BlobService.class, impl);
+            bootstrap = DubboBootstrap.newInstance(model)
+                    .application(DubboPeers.application("adapter-provider"))
+                    .registry(DubboPeers.noRegistry())
+                    .protocol(protocol)
+                    .service(service)
+                    .start();
+            stops.add(this::stop);
+        }
+
+        /** Graceful, as a single-application JVM stops: the protocol's servers close first (see DubboNodes). */
+        void stop() {
+            if (!model.isDestroyed()) {
+                DubboProtocol.getDubboProtocol(model).destroy();
+                bootstrap.stop();
+                model.destroy();
+            }
+        }
+    }
+
+    /** A consumer on {@code client=transporter} with its reference to {@code port}; {@code params} on the URL. */
+    private BlobService consumer(String transporter, int port, int timeoutMillis, Map<String, String> params) {
+        ReferenceConfig<BlobService> reference = DubboPeers.reference(BlobService.class, host, port, timeoutMillis);
+        reference.setClient(transporter);
+        reference.setConnections(1);
+        reference.setParameters(params);
+        FrameworkModel model = new FrameworkModel();
+        DubboBootstrap boot = DubboBootstrap.newInstance(model)
+                .application(DubboPeers.application("adapter-consumer"))
+                .registry(DubboPeers.noRegistry())
+                .reference(reference)
+                .start();
+        stops.add(() -> {
+            boot.stop();
+            model.destroy();
+        });
+        return reference.get();
+    }
+
+    /** The connections {@code provider}'s servers hold now (Dubbo's view, through the Transporter). */
+    private static int channels(Provider provider) {
+        int n = 0;
+        for (ProtocolServer server : DubboProtocol.getDubboProtocol(provider.model).getServers()) {
+            RemotingServer remoting = server.getRemotingServer();
+            if (remoting != null) {
+                n += remoting.getChannels().size();
+            }
+        }
+        return n;
+    }
+
+    private static boolean refusesConnections(int port) {
+        try (Socket probe = new Socket()) {
+            probe.connect(new InetSocketAddress(Scenario.testAddress(), port), 1_000);
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /**
+     * A TCP proxy for one consumer connection that can hold back the provider's answers: while held it stops reading
+     * from the provider, whose socket it opened with a small receive buffer ({@value #RECEIVE_BUFFER} bytes, set
+     * before connecting, so the kernel does not grow it), so little more than the provider's own send buffer can
+     * leave the provider. Threads: an acceptor and two copiers, daemons.
+     */
+    private static final class HoldingProxy implements AutoCloseable {
+        static final int RECEIVE_BUFFER = 16 * 1024;
+        static final int CHUNK = 8 * 1024;
+        private final java.net.ServerSocket listener = new java.net.ServerSocket(0);
+        private final List<Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final Object gate = new Object();
+        private boolean held; // guarded by gate
+
+        HoldingProxy(InetSocketAddress target) throws IOException {
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        Socket down = listener.accept();
+                        Socket up = new Socket();
+                        up.setReceiveBufferSize(RECEIVE_BUFFER);
+                        up.connect(target, 5_000);
+                        sockets.add(down);
+                        sockets.add(up);
+                        copier(down, up, false).start();
+                        copier(up, down, true).start();
+                    }
+                } catch (IOException e) {
+                    // closed
+                }
+            }, "holding-proxy-acceptor");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        void hold() {
+            synchronized (gate) {
+                held = true;
+            }
+        }
+
+        void release() {
+            synchronized (gate) {
+                held = false;
+                gate.notifyAll();
+            }
+        }
+
+        private Thread copier(Socket from, Socket to, boolean answers) {
+            Thread t = new Thread(() -> {
+                byte[] buf = new byte[CHUNK];
+                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                    while (true) {
+                        if (answers) {
+                            synchronized (gate) {
+                                while (held) {
+                                    gate.wait();
+                                }
+                            }
+                        }
+                        int n = in.read(buf);
+                        if (n < 0) {
+                            break;
+                        }
+                        out.write(buf, 0, n);
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // a side closed
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    closeQuietly(from);
+                    closeQuietly(to);
+                }
+            }, answers ? "holding-proxy-answers" : "holding-proxy-requests");
+            t.setDaemon(true);
+            return t;
+        }
+
+        @Override
+        public void close() throws IOException {
+            release();
+            listener.close();
+            for (Socket s : sockets) {
+                closeQuietly(s);
+            }
+        }
+    }
+
+    /** The largest size the kernel lets a socket buffer grow to (third field of {@code net.ipv4.<name>}). */
+    private static long socketBufferMax(String name) throws IOException {
+        String[] fields = Files.readAllLines(Paths.get("/proc/sys/net/ipv4/" + name)).get(0).trim().split("\\s+");
+        return Long.parseLong(fields[2]);
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        require(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal + " " + pid);
+    }
+
+    /** Reads a child's output lines on a thread of its own; remembers the last DONE count. */
+    private static final class Lines {
+        private final AtomicLong lastDone = new AtomicLong();
+
+        Lines(InputStream in) {
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        if (line.startsWith("DONE ")) {
+                            lastDone.accumulateAndGet(Long.parseLong(line.substring(5).trim()), Math::max);
+                        } else {
+                            System.out.println("consumer: " + line);
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the process ended
+                }
+            }, "consumer-output");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        long lastDone() {
+            return lastDone.get();
+        }
+
+        void awaitDoneAbove(long answered, Duration timeout) {
+            Await.until(() -> lastDone.get() > answered, timeout, "the consumer process printed more than " + answered
+                    + " answers");
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new AssertionError(message);
+        }
+    }
+
+    private static long millisSince(long t0) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    }
+}
