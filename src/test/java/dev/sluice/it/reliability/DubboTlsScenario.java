@@ -7,6 +7,7 @@ import dev.sluice.it.harness.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -55,6 +56,7 @@ public final class DubboTlsScenario {
     private Path serverCrt;
     private Path clientCrt;
     private Path rogueCrt;
+    private Path elsewhereCrt;
 
     private DubboTlsScenario() {
     }
@@ -71,17 +73,21 @@ public final class DubboTlsScenario {
         Process server = TestCerts.generate(dir, "server", "provider", "ip:" + host + ",dns:localhost");
         Process client = TestCerts.generate(dir, "client", "consumer", "dns:consumer");
         Process rogue = TestCerts.generate(dir, "rogue", "provider", "ip:" + host + ",dns:localhost");
+        Process elsewhere = TestCerts.generate(dir, "elsewhere", "provider", "dns:elsewhere.invalid");
         TestCerts.await(server);
         TestCerts.await(client);
         TestCerts.await(rogue);
+        TestCerts.await(elsewhere);
         serverCrt = TestCerts.pem(dir.resolve("server.p12"));
         clientCrt = TestCerts.pem(dir.resolve("client.p12"));
         rogueCrt = TestCerts.pem(dir.resolve("rogue.p12"));
+        elsewhereCrt = TestCerts.pem(dir.resolve("elsewhere.p12"));
         try {
             netty4ProviderSluiceConsumer();
             sluiceProviderNetty4Consumer();
             sluiceBothEnds();
             untrusted();
+            certificateForAnotherHost();
         } finally {
             for (int i = stops.size() - 1; i >= 0; i--) {
                 stops.get(i).run();
@@ -148,6 +154,27 @@ public final class DubboTlsScenario {
         System.out.println("untrusted, check=false: " + call);
     }
 
+    /**
+     * A trusted certificate that does not name the provider's address: accepted by default, as Dubbo's own TLS
+     * client accepts it; refused, naming the host name, when the reference sets {@code sluice.tls.verify-hostname}.
+     */
+    private void certificateForAnotherHost() {
+        int port = provider("sluice", elsewhereCrt);
+        long ms = firstCall("sluice", port, consumerSsl(elsewhereCrt));
+        String refused;
+        try {
+            reference("sluice", port, consumerSsl(elsewhereCrt), true, TIMEOUT_MS,
+                    Map.of("sluice.tls.verify-hostname", "true")).echo("never");
+            throw new AssertionError("sluice.tls.verify-hostname=true accepted a certificate for another host");
+        } catch (RuntimeException e) {
+            refused = chain(e);
+        }
+        require(refused.contains("TLS handshake") && refused.contains(host), "the refusal does not name the"
+                + " handshake and the address the certificate lacks: " + refused);
+        Scenario.ok("another-host", "ms", ms);
+        System.out.println("another host, verify-hostname=true: " + refused);
+    }
+
     /** Starts a TLS provider of {@link EchoService} on {@code server=transporter} presenting {@code certificate}. */
     private int provider(String transporter, Path certificate) {
         int port = DubboPeers.freePort();
@@ -188,10 +215,17 @@ public final class DubboTlsScenario {
     }
 
     private EchoService reference(String transporter, int port, SslConfig ssl, boolean check, int timeoutMillis) {
+        return reference(transporter, port, ssl, check, timeoutMillis, Map.of());
+    }
+
+    private EchoService reference(String transporter, int port, SslConfig ssl, boolean check, int timeoutMillis,
+                                  Map<String, String> parameters) {
         ReferenceConfig<EchoService> reference = DubboPeers.reference(EchoService.class, host, port, timeoutMillis);
         reference.setClient(transporter);
         reference.setCheck(check);
-        reference.setParameters(Map.of("connect.timeout", Integer.toString(TIMEOUT_MS)));
+        Map<String, String> all = new HashMap<>(parameters);
+        all.put("connect.timeout", Integer.toString(TIMEOUT_MS));
+        reference.setParameters(all);
         FrameworkModel model = new FrameworkModel();
         DubboBootstrap boot = DubboBootstrap.newInstance(model)
                 .application(DubboPeers.application("tls-consumer-" + transporter))

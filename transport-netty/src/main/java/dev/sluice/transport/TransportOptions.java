@@ -33,6 +33,7 @@ public final class TransportOptions {
     private final int socketReceiveBuffer;
     private final TransportObserver observer;
     private final Duration stallTimeout;
+    private final boolean verifyHostname;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -57,6 +58,7 @@ public final class TransportOptions {
         this.socketReceiveBuffer = b.socketReceiveBuffer;
         this.observer = b.observer;
         this.stallTimeout = b.stallTimeout;
+        this.verifyHostname = b.verifyHostname;
     }
 
     public static TransportOptions defaults() {
@@ -91,6 +93,7 @@ public final class TransportOptions {
         b.socketReceiveBuffer = socketReceiveBuffer;
         b.observer = observer;
         b.stallTimeout = stallTimeout;
+        b.verifyHostname = verifyHostname;
         return b;
     }
 
@@ -208,6 +211,15 @@ public final class TransportOptions {
         return stallTimeout;
     }
 
+    /**
+     * With TLS on a client: whether the server's certificate must name the host the client dialled (HTTPS-style
+     * endpoint identification). On by default; the Dubbo {@code sluice} Transporter turns it off unless the URL asks
+     * for it ({@code sluice.tls.verify-hostname=true}), as Dubbo's own TLS client does not check host names.
+     */
+    public boolean verifyHostname() {
+        return verifyHostname;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -217,6 +229,7 @@ public final class TransportOptions {
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
                 + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout
                 + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + ", stallTimeout=" + stallTimeout
+                + ", verifyHostname=" + verifyHostname
                 + "}";
     }
 
@@ -244,6 +257,7 @@ public final class TransportOptions {
         private int socketReceiveBuffer;
         private TransportObserver observer;
         private Duration stallTimeout = Duration.ZERO;
+        private boolean verifyHostname = true;
 
         private Builder() {
         }
@@ -367,6 +381,12 @@ public final class TransportOptions {
         /** See {@link TransportOptions#stallTimeout()}; {@link Duration#ZERO} turns stall detection off. */
         public Builder stallTimeout(Duration timeout) {
             this.stallTimeout = nonNegative(timeout, "stallTimeout");
+            return this;
+        }
+
+        /** See {@link TransportOptions#verifyHostname()}. */
+        public Builder verifyHostname(boolean verify) {
+            this.verifyHostname = verify;
             return this;
         }
 

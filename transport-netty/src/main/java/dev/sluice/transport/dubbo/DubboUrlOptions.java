@@ -47,6 +47,10 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *       is false and the cluster picks other providers, until the first byte is read. Set it on the reference or the
  *       consumer config ({@code parameters}), like Dubbo's own keys. See
  *       {@link dev.sluice.transport.TransportOptions#stallTimeout()}.</td></tr>
+ *   <tr><td>{@code sluice.tls.verify-hostname}</td><td>client with TLS (Dubbo's SSL config): {@code true} makes the
+ *       provider's certificate name the address dialled; off by default, as Dubbo's own TLS client does not check
+ *       host names (certificates of providers found through a registry seldom name their IP addresses). See
+ *       {@link dev.sluice.transport.TransportOptions#verifyHostname()}.</td></tr>
  * </table>
  *
  * <p>Stateless; any thread.
@@ -57,6 +61,7 @@ final class DubboUrlOptions {
     static final String METRICS_KEY = "sluice.metrics";
     static final String STALL_TIMEOUT_KEY = "sluice.stall-timeout";
     static final String PENDING_BYTES_KEY = "sluice.pending-bytes";
+    static final String VERIFY_HOSTNAME_KEY = "sluice.tls.verify-hostname";
 
     private DubboUrlOptions() {
     }
@@ -81,6 +86,8 @@ final class DubboUrlOptions {
         // timer). Sluice's backoff redial, faster after a provider restart, is opt-in.
         String own = url.getParameter(RECONNECT_KEY);
         boolean reconnect = own != null && Boolean.parseBoolean(own.trim());
+        String verify = url.getParameter(VERIFY_HOSTNAME_KEY);
+        b.verifyHostname(verify != null && Boolean.parseBoolean(verify.trim()));
         return b.reconnect(reconnect).stallTimeout(stallTimeout(url)).build();
     }
 

@@ -53,8 +53,9 @@ final class ChannelSetup {
                 tls = ssl.newHandler(ch.alloc(), peerHost, peerPort);
                 SSLEngine engine = tls.engine();
                 SSLParameters params = engine.getSSLParameters();
-                // Hostname verification on by default: the certificate must name the host we dialled.
-                params.setEndpointIdentificationAlgorithm("HTTPS");
+                // Hostname verification on by default: the certificate must name the host we dialled. Netty 4.2's
+                // own default is HTTPS too; turning it off must clear it, not merely leave it unset.
+                params.setEndpointIdentificationAlgorithm(options.verifyHostname() ? "HTTPS" : null);
                 engine.setSSLParameters(params);
             } else {
                 tls = ssl.newHandler(ch.alloc());

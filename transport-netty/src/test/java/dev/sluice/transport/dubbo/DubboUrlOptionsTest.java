@@ -91,4 +91,12 @@ class DubboUrlOptionsTest {
                 () -> DubboUrlOptions.client(url("sluice.stall-timeout=-5")));
         assertTrue(e.getMessage().contains("sluice.stall-timeout=-5"), e.getMessage());
     }
+
+    @Test
+    void hostNameCheckIsOptInInsideDubbo() {
+        assertTrue(TransportOptions.defaults().verifyHostname(), "standalone clients check host names");
+        assertFalse(DubboUrlOptions.client(url("")).verifyHostname(), "Dubbo's TLS client checks none");
+        assertTrue(DubboUrlOptions.client(url("sluice.tls.verify-hostname=true")).verifyHostname());
+        assertFalse(DubboUrlOptions.client(url("sluice.tls.verify-hostname=false")).verifyHostname());
+    }
 }
