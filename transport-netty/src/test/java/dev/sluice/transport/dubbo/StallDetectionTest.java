@@ -4,12 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.PausableProxy;
+import dev.sluice.transport.netty.StallMarks;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -44,9 +48,19 @@ class StallDetectionTest {
     private ExchangeServer server;
     private PausableProxy proxy;
     private ExchangeClient client;
+    private int serverPort;
+    /** Further clients of the same server, each through its own proxy ({@link #startThreeSilent}). */
+    private final List<ExchangeClient> moreClients = new ArrayList<>();
+    private final List<PausableProxy> moreProxies = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception {
+        for (ExchangeClient c : moreClients) {
+            c.close();
+        }
+        for (PausableProxy p : moreProxies) {
+            p.close();
+        }
         if (client != null) {
             client.close();
         }
@@ -64,6 +78,7 @@ class StallDetectionTest {
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
+        serverPort = port;
         server = Exchangers.bind(URL.valueOf("dubbo://127.0.0.1:" + port + "/stall?server=sluice&codec=exchange"
                 + "&serialization=fastjson2&heartbeat=0" + serverParams),
                 new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) {
@@ -88,10 +103,52 @@ class StallDetectionTest {
                     }
                 });
         proxy = new PausableProxy(new InetSocketAddress("127.0.0.1", port));
-        client = Exchangers.connect(URL.valueOf("dubbo://127.0.0.1:" + proxy.port() + "/stall?client=sluice"
+        client = connect(proxy, clientParams);
+    }
+
+    /** A client of the server through {@code via}, warmed up by one call. */
+    private static ExchangeClient connect(PausableProxy via, String clientParams) throws Exception {
+        ExchangeClient c = Exchangers.connect(URL.valueOf("dubbo://127.0.0.1:" + via.port() + "/stall?client=sluice"
                 + "&codec=exchange&serialization=fastjson2&heartbeat=0&timeout=10000" + clientParams),
                 new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) { });
-        assertEquals("done:warm", client.request("warm", 5_000).get(5, TimeUnit.SECONDS));
+        assertEquals("done:warm", c.request("warm", 5_000).get(5, TimeUnit.SECONDS));
+        return c;
+    }
+
+    /**
+     * Three clients of one provider, each through its own proxy, with stall detection on; every proxy holds back
+     * the answers from now on, and each client has a call out.
+     */
+    private List<CompletableFuture<Object>> startThreeSilent() throws Exception {
+        String params = "&sluice.stall-timeout=" + STALL_MS;
+        start("", params);
+        for (int i = 0; i < 2; i++) {
+            PausableProxy p = new PausableProxy(new InetSocketAddress("127.0.0.1", serverPort));
+            moreProxies.add(p);
+            moreClients.add(connect(p, params));
+        }
+        proxies().forEach(PausableProxy::pause);
+        List<CompletableFuture<Object>> calls = new ArrayList<>();
+        for (ExchangeClient c : clients()) {
+            calls.add(c.request("fast", 10_000));
+        }
+        return calls;
+    }
+
+    private List<ExchangeClient> clients() {
+        List<ExchangeClient> all = new ArrayList<>(moreClients);
+        all.add(0, client);
+        return all;
+    }
+
+    private List<PausableProxy> proxies() {
+        List<PausableProxy> all = new ArrayList<>(moreProxies);
+        all.add(0, proxy);
+        return all;
+    }
+
+    private static boolean unavailable(ExchangeClient c) {
+        return c.hasAttribute(Constants.CHANNEL_ATTRIBUTE_READONLY_KEY);
     }
 
     private boolean unavailable() {
@@ -172,5 +229,81 @@ class StallDetectionTest {
         assertTrue(call.handle((v, t) -> t != null).get(5, TimeUnit.SECONDS), "the call was answered");
         assertFalse(unavailable());
         assertEquals(0, proxy.heartbeatsFromClient());
+    }
+
+    /**
+     * The consumer itself pauses (its I/O threads all held, as in a stop-the-world pause or a starved CPU) for three
+     * stall timeouts, just after its probes went out on three connections; the providers answer meanwhile, and
+     * their answers wait in the consumer's sockets. When the consumer runs again it must read them before it
+     * judges: nothing may be marked stalled, not even for a moment (Dubbo keeps an invoker it saw unavailable out
+     * for about a second).
+     */
+    @Test
+    void consumerEventLoopsPausedLongerThanTheStallTimeoutMarkNoConnectionStalled() throws Exception {
+        long marksBefore = StallMarks.total();
+        // The answers are held back only until the consumer is paused: they then arrive while it is paused.
+        List<CompletableFuture<Object>> calls = startThreeSilent();
+        awaitMillis(() -> proxies().stream().allMatch(p -> p.heartbeatsFromClient() >= 1), 5_000);
+
+        TransportOptions options = DubboUrlOptions.client(URL.valueOf("dubbo://127.0.0.1:1/stall?client=sluice"));
+        SharedClientLoops.Lease lease = SharedClientLoops.acquire(options.nativeTransport(), options.ioThreads());
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            List<EventExecutor> loops = new ArrayList<>();
+            lease.eventLoops().group().forEach(loops::add);
+            CountDownLatch held = new CountDownLatch(loops.size());
+            for (EventExecutor loop : loops) {
+                loop.execute(() -> {
+                    held.countDown();
+                    try {
+                        release.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            assertTrue(held.await(5, TimeUnit.SECONDS), "the consumer's event loops were not all held");
+            proxies().forEach(PausableProxy::resume);
+            long pauseEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * STALL_MS);
+            while (System.nanoTime() < pauseEnd) {
+                // The condition under test is the length of the consumer's pause, not a wait for an event.
+                LockSupport.parkNanos(pauseEnd - System.nanoTime());
+            }
+        } finally {
+            release.countDown();
+            lease.release();
+        }
+        for (CompletableFuture<Object> c : calls) {
+            assertEquals("done:fast", c.get(5, TimeUnit.SECONDS));
+        }
+        assertEquals(marksBefore, StallMarks.total(), "the consumer's own pause was taken for its providers' stall");
+        clients().forEach(c -> assertFalse(unavailable(c)));
+    }
+
+    /**
+     * Every provider goes silent at once (answers held back on all three connections: what a machine whose processes
+     * are all starved looks like, or this consumer's own network). At most one of the three (half, rounded down) is
+     * marked stalled, never all: Dubbo must keep a provider to call. The first byte read clears the one marked.
+     */
+    @Test
+    void everyProviderSilentAtOnceIsNeverAllStalled() throws Exception {
+        long marksBefore = StallMarks.total();
+        List<CompletableFuture<Object>> calls = startThreeSilent();
+        awaitMillis(() -> StallMarks.total() > marksBefore, 5_000);
+        // Every connection has now been silent past its probe for long enough to be judged at least twice more.
+        long watchEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5 * STALL_MS);
+        while (System.nanoTime() < watchEnd) {
+            long unavailable = clients().stream().filter(StallDetectionTest::unavailable).count();
+            assertTrue(unavailable <= 1, unavailable + " of 3 silent providers reported unavailable at once");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertEquals(1, StallMarks.total() - marksBefore, "marked stalled: " + (StallMarks.total() - marksBefore));
+        assertTrue(proxies().stream().filter(p -> p.heartbeatsFromClient() >= 2).count() >= 2,
+                "the connections not marked must keep probing");
+        proxies().forEach(PausableProxy::resume);
+        for (CompletableFuture<Object> c : calls) {
+            assertEquals("done:fast", c.get(5, TimeUnit.SECONDS));
+        }
+        awaitMillis(() -> clients().stream().noneMatch(StallDetectionTest::unavailable), 5_000);
     }
 }
