@@ -42,6 +42,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class StallDetectionTest {
     private static final long STALL_MS = 200;
+    /**
+     * The consumer-pause test's stall timeout: long enough that the test thread surely holds the consumer's loops
+     * before a probe it saw go out is due, on a loaded machine too.
+     */
+    private static final long PAUSE_TEST_STALL_MS = 1_000;
 
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger maxRunning = new AtomicInteger();
@@ -119,8 +124,8 @@ class StallDetectionTest {
      * Three clients of one provider, each through its own proxy, with stall detection on; every proxy holds back
      * the answers from now on, and each client has a call out.
      */
-    private List<CompletableFuture<Object>> startThreeSilent() throws Exception {
-        String params = "&sluice.stall-timeout=" + STALL_MS;
+    private List<CompletableFuture<Object>> startThreeSilent(long stallMs) throws Exception {
+        String params = "&sluice.stall-timeout=" + stallMs;
         start("", params);
         for (int i = 0; i < 2; i++) {
             PausableProxy p = new PausableProxy(new InetSocketAddress("127.0.0.1", serverPort));
@@ -242,8 +247,8 @@ class StallDetectionTest {
     void consumerEventLoopsPausedLongerThanTheStallTimeoutMarkNoConnectionStalled() throws Exception {
         long marksBefore = StallMarks.total();
         // The answers are held back only until the consumer is paused: they then arrive while it is paused.
-        List<CompletableFuture<Object>> calls = startThreeSilent();
-        awaitMillis(() -> proxies().stream().allMatch(p -> p.heartbeatsFromClient() >= 1), 5_000);
+        List<CompletableFuture<Object>> calls = startThreeSilent(PAUSE_TEST_STALL_MS);
+        awaitMillis(() -> proxies().stream().allMatch(p -> p.heartbeatsFromClient() >= 1), 10_000);
 
         TransportOptions options = DubboUrlOptions.client(URL.valueOf("dubbo://127.0.0.1:1/stall?client=sluice"));
         SharedClientLoops.Lease lease = SharedClientLoops.acquire(options.nativeTransport(), options.ioThreads());
@@ -264,7 +269,7 @@ class StallDetectionTest {
             }
             assertTrue(held.await(5, TimeUnit.SECONDS), "the consumer's event loops were not all held");
             proxies().forEach(PausableProxy::resume);
-            long pauseEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * STALL_MS);
+            long pauseEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * PAUSE_TEST_STALL_MS);
             while (System.nanoTime() < pauseEnd) {
                 // The condition under test is the length of the consumer's pause, not a wait for an event.
                 LockSupport.parkNanos(pauseEnd - System.nanoTime());
@@ -288,7 +293,7 @@ class StallDetectionTest {
     @Test
     void everyProviderSilentAtOnceIsNeverAllStalled() throws Exception {
         long marksBefore = StallMarks.total();
-        List<CompletableFuture<Object>> calls = startThreeSilent();
+        List<CompletableFuture<Object>> calls = startThreeSilent(STALL_MS);
         awaitMillis(() -> StallMarks.total() > marksBefore, 5_000);
         // Every connection has now been silent past its probe for long enough to be judged at least twice more.
         long watchEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5 * STALL_MS);
