@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.netty.NettyConnection;
 import dev.sluice.transport.netty.PausableProxy;
 import dev.sluice.transport.netty.StallMarks;
 import io.netty.util.concurrent.EventExecutor;
@@ -26,6 +27,7 @@ import org.apache.dubbo.remoting.exchange.ExchangeClient;
 import org.apache.dubbo.remoting.exchange.ExchangeServer;
 import org.apache.dubbo.remoting.exchange.Exchangers;
 import org.apache.dubbo.remoting.exchange.support.ExchangeHandlerAdapter;
+import org.apache.dubbo.remoting.exchange.support.header.HeaderExchangeServer;
 import org.apache.dubbo.rpc.model.FrameworkModel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -125,6 +127,13 @@ class StallDetectionTest {
      * the answers from now on, and each client has a call out.
      */
     private List<CompletableFuture<Object>> startThreeSilent(long stallMs) throws Exception {
+        startThree(stallMs);
+        proxies().forEach(PausableProxy::pause);
+        return callOnEach();
+    }
+
+    /** Three clients of one provider, each through its own proxy, with stall detection on. */
+    private void startThree(long stallMs) throws Exception {
         String params = "&sluice.stall-timeout=" + stallMs;
         start("", params);
         for (int i = 0; i < 2; i++) {
@@ -132,7 +141,9 @@ class StallDetectionTest {
             moreProxies.add(p);
             moreClients.add(connect(p, params));
         }
-        proxies().forEach(PausableProxy::pause);
+    }
+
+    private List<CompletableFuture<Object>> callOnEach() throws RemotingException {
         List<CompletableFuture<Object>> calls = new ArrayList<>();
         for (ExchangeClient c : clients()) {
             calls.add(c.request("fast", 10_000));
@@ -150,6 +161,32 @@ class StallDetectionTest {
         List<PausableProxy> all = new ArrayList<>(moreProxies);
         all.add(0, proxy);
         return all;
+    }
+
+    /** Holds each of {@code loops} (a task that waits for {@code release}); returns once all are held. */
+    private static void hold(List<EventExecutor> loops, CountDownLatch release, String what) throws Exception {
+        CountDownLatch held = new CountDownLatch(loops.size());
+        for (EventExecutor loop : loops) {
+            loop.execute(() -> {
+                held.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        assertTrue(held.await(5, TimeUnit.SECONDS), what + " were not all held");
+    }
+
+    /** Watches the three clients for {@code millis}; fails if more than one is unavailable at any time. */
+    private void atMostOneUnavailableFor(long millis) {
+        long watchEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < watchEnd) {
+            long unavailable = clients().stream().filter(StallDetectionTest::unavailable).count();
+            assertTrue(unavailable <= 1, unavailable + " of 3 connections reported unavailable at once");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
     }
 
     private static boolean unavailable(ExchangeClient c) {
@@ -256,18 +293,7 @@ class StallDetectionTest {
         try {
             List<EventExecutor> loops = new ArrayList<>();
             lease.eventLoops().group().forEach(loops::add);
-            CountDownLatch held = new CountDownLatch(loops.size());
-            for (EventExecutor loop : loops) {
-                loop.execute(() -> {
-                    held.countDown();
-                    try {
-                        release.await(20, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-            }
-            assertTrue(held.await(5, TimeUnit.SECONDS), "the consumer's event loops were not all held");
+            hold(loops, release, "the consumer's event loops");
             proxies().forEach(PausableProxy::resume);
             long pauseEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * PAUSE_TEST_STALL_MS);
             while (System.nanoTime() < pauseEnd) {
@@ -296,16 +322,45 @@ class StallDetectionTest {
         List<CompletableFuture<Object>> calls = startThreeSilent(STALL_MS);
         awaitMillis(() -> StallMarks.total() > marksBefore, 5_000);
         // Every connection has now been silent past its probe for long enough to be judged at least twice more.
-        long watchEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5 * STALL_MS);
-        while (System.nanoTime() < watchEnd) {
-            long unavailable = clients().stream().filter(StallDetectionTest::unavailable).count();
-            assertTrue(unavailable <= 1, unavailable + " of 3 silent providers reported unavailable at once");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        atMostOneUnavailableFor(5 * STALL_MS);
         assertEquals(1, StallMarks.total() - marksBefore, "marked stalled: " + (StallMarks.total() - marksBefore));
         assertTrue(proxies().stream().filter(p -> p.heartbeatsFromClient() >= 2).count() >= 2,
                 "the connections not marked must keep probing");
         proxies().forEach(PausableProxy::resume);
+        for (CompletableFuture<Object> c : calls) {
+            assertEquals("done:fast", c.get(5, TimeUnit.SECONDS));
+        }
+        awaitMillis(() -> clients().stream().noneMatch(StallDetectionTest::unavailable), 5_000);
+    }
+
+    /**
+     * The provider's own I/O threads are held (what a provider starved of CPU, or stopped and continued, looks like:
+     * it reads and answers nothing, heartbeats included) for several stall timeouts while three connections wait
+     * for it. At most one of the three is marked, never all; once the threads run again, all answer.
+     */
+    @Test
+    void providerWithItsIoThreadsHeldIsNeverStalledOnAllConnectionsAtOnce() throws Exception {
+        startThree(STALL_MS);
+        long marksBefore = StallMarks.total();
+        List<EventExecutor> providerLoops = new ArrayList<>();
+        for (org.apache.dubbo.remoting.Channel ch : ((HeaderExchangeServer) server).getServer().getChannels()) {
+            EventExecutor loop = ((NettyConnection) ((SluiceChannel) ch).connection()).channel().eventLoop();
+            if (!providerLoops.contains(loop)) {
+                providerLoops.add(loop);
+            }
+        }
+        assertFalse(providerLoops.isEmpty(), "no provider connection found");
+        CountDownLatch release = new CountDownLatch(1);
+        List<CompletableFuture<Object>> calls;
+        try {
+            hold(providerLoops, release, "the provider's I/O threads");
+            calls = callOnEach();
+            awaitMillis(() -> StallMarks.total() > marksBefore, 5_000);
+            atMostOneUnavailableFor(5 * STALL_MS);
+        } finally {
+            release.countDown();
+        }
+        assertEquals(1, StallMarks.total() - marksBefore);
         for (CompletableFuture<Object> c : calls) {
             assertEquals("done:fast", c.get(5, TimeUnit.SECONDS));
         }
