@@ -101,7 +101,8 @@ class ClusterScaleOutTest {
                 .append(seconds).append(" s\n\n");
         String[] keys = {"consumerParams", "sent", "succeeded", "failed", "lost", "over500ms", "maxMs", "duplicates",
             "dupAfterTimeout", "dupAfterDisconnect", "dupUnexplained", "beforePerSec", "freezePerSec",
-            "freezeOver500ms", "frozenTimeouts", "loadAvgStart", "loadAvgEnd"};
+            "freezeOver500ms", "freezeSpanOver500ms", "freezeSpanStuck", "freezeSpanDuplicates", "frozenTimeouts",
+            "loadAvgStart", "loadAvgEnd"};
         sb.append(String.format(Locale.ROOT, "%-20s", "transport"));
         for (ChildResult r : runs) {
             sb.append(String.format(Locale.ROOT, "%12s", r.metric("cluster", "transport")));

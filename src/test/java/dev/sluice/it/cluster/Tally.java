@@ -64,6 +64,17 @@ final class Tally {
     final long dupUnexplained;
     final long okNeverExecuted;
     final long frozenTimeouts;
+    /**
+     * Calls over 500 ms that were in flight at some time during phase {@code freeze} (started before it ended, ended
+     * after it started), wherever they ended: the calls the freeze can have slowed down. The per-phase counts go by
+     * end time, so they put the calls stuck on the frozen provider when it thaws into {@code thawed}, and count
+     * nothing of the calls started just before the freeze.
+     */
+    final long freezeSlow;
+    /** Of {@link #freezeSlow}, those with an attempt that timed out on the frozen provider. */
+    final long freezeStuck;
+    /** Duplicates of calls in flight during the freeze that timed out on the frozen provider and also ran there. */
+    final long freezeDuplicates;
     final List<String> unexplainedExamples = new ArrayList<>();
     final List<PhaseCounts> phases = new ArrayList<>();
 
@@ -179,6 +190,31 @@ final class Tally {
         }
         this.okNeverExecuted = notRun;
 
+        long overlapSlow = 0;
+        long overlapStuck = 0;
+        long overlapDups = 0;
+        Phase freeze = phaseList.stream().filter(p -> p.name().equals("freeze")).findFirst().orElse(null);
+        for (Load.Call c : calls) {
+            if (freeze == null || c.startNanos() >= freeze.endNanos() || c.endNanos() < freeze.startNanos()) {
+                continue;
+            }
+            boolean stuck = attemptsByCall.getOrDefault(c.id(), List.of()).stream()
+                    .anyMatch(a -> a.port() == frozenPort && a.outcome() == Outcome.TIMEOUT);
+            List<Integer> ran = executionsByCall.getOrDefault(c.id(), List.of());
+            if (stuck && ran.size() > 1 && ran.contains(frozenPort)) {
+                overlapDups += ran.size() - 1;
+            }
+            if (c.millis() > SLOW_MS) {
+                overlapSlow++;
+                if (stuck) {
+                    overlapStuck++;
+                }
+            }
+        }
+        this.freezeSlow = overlapSlow;
+        this.freezeStuck = overlapStuck;
+        this.freezeDuplicates = overlapDups;
+
         for (Phase p : phaseList) {
             long n = 0;
             long pOk = 0;
@@ -238,6 +274,9 @@ final class Tally {
         m.put("freezePerSec", Math.round(okPerSecond("freeze")));
         m.put("freezeOver500ms", slowIn("freeze"));
         m.put("frozenTimeouts", frozenTimeouts);
+        m.put("freezeSpanOver500ms", freezeSlow);
+        m.put("freezeSpanStuck", freezeStuck);
+        m.put("freezeSpanDuplicates", freezeDuplicates);
         Object[] kv = new Object[m.size() * 2];
         int i = 0;
         for (Map.Entry<String, Object> e : m.entrySet()) {
@@ -260,6 +299,9 @@ final class Tally {
         sb.append(String.format(Locale.ROOT, "  executions %d; duplicates %d: after a timeout %d, after a disconnect"
                 + " %d, unexplained %d; succeeded but never executed %d%n", executions, duplicates, dupAfterTimeout,
                 dupAfterDisconnect, dupUnexplained, okNeverExecuted));
+        sb.append(String.format(Locale.ROOT, "  calls in flight during the freeze that took over %d ms: %d, of which %d"
+                + " timed out on the frozen provider; their duplicates on it %d%n", SLOW_MS, freezeSlow, freezeStuck,
+                freezeDuplicates));
         for (String example : unexplainedExamples) {
             sb.append("    unexplained: ").append(example).append('\n');
         }

@@ -50,6 +50,25 @@ class TallyTest {
         assertEquals(1, t.frozenTimeouts);
         assertEquals(1, t.slow);
         assertEquals(1, t.slowIn("freeze"));
+        assertEquals(1, t.freezeSlow);
+        assertEquals(1, t.freezeStuck);
+        assertEquals(1, t.freezeDuplicates);
+    }
+
+    @Test
+    void aSlowCallIsChargedToTheFreezeItWasInFlightDuringWhereverItStartedAndEnded() {
+        // 1: started before the freeze, stuck on B, retried on A. 2: started in the freeze, answered by B at the thaw.
+        // 3: slow, but over before the freeze began.
+        Tally t = tally(3, List.of(ok(1, 900, 1950), ok(2, 2500, 3200), ok(3, 100, 700)),
+                Map.of(1L, List.of(new Attempt(1, B, Outcome.TIMEOUT, "RpcException"),
+                        new Attempt(1, A, Outcome.OK, null)),
+                        2L, List.of(new Attempt(2, B, Outcome.OK, null)),
+                        3L, List.of(new Attempt(3, A, Outcome.OK, null))),
+                Map.of(1L, List.of(A), 2L, List.of(B), 3L, List.of(A)));
+        assertEquals(1, t.slowIn("freeze"), "by end time only call 1 is in the freeze");
+        assertEquals(2, t.freezeSlow);
+        assertEquals(1, t.freezeStuck, "call 2 was answered by B after the thaw, not timed out");
+        assertEquals(0, t.freezeDuplicates);
     }
 
     @Test

@@ -205,7 +205,9 @@ public final class TransportOptions {
      * ({@link TransportHandler#probe}); when nothing at all is read for this long again after the probe, the
      * connection is <em>stalled</em> ({@link Connection#isStalled()}) until its next read. Detection therefore
      * takes between two and about two and a half times this value. A slow answer does not count: the peer answers
-     * the probe on its I/O thread.
+     * the probe on its I/O thread. Time during which the client's own event loop was held up is not counted, and at
+     * most half of the process's connections in use are stalled at once (never all of them): most peers silent
+     * together points at this process or its host, not at the peers.
      */
     public Duration stallTimeout() {
         return stallTimeout;

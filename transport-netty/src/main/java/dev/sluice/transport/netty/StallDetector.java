@@ -24,9 +24,19 @@ import org.slf4j.LoggerFactory;
  *       in flight keep their own timeouts, and the idle rules close a connection that stays silent.</li>
  * </ol>
  * A check runs every {@code T / 5} (at least every 5 ms), so detection takes between {@code 2T} and about
- * {@code 2.4T} after the first unanswered write. A check that runs late (more than two periods after the previous
- * one: this event loop was itself held up, by a GC pause or a starved CPU) only notes the time, so that the bytes
- * that arrived meanwhile are read before the peer is judged: the client's own pause is not the peer's stall.
+ * {@code 2.4T} after the first unanswered write.
+ *
+ * <p>Two guards keep a slow or paused <em>client</em> from being taken for a stalled peer:
+ * <ul>
+ *   <li><b>Local pauses are not counted.</b> The checks measure how late they run (as jHiccup does). A check that
+ *       runs more than half a period late means this event loop was held up (a GC pause, a starved CPU, a blocked
+ *       loop): the time beyond one period is taken off the silence being judged, and that check judges nothing, so
+ *       that what the peer sent meanwhile is read first. The silence judged is the time this client could have
+ *       read, not the wall-clock time.</li>
+ *   <li><b>Never all at once.</b> The mark itself goes through {@link StallGuard}: at most half of the process's
+ *       connections in use may be stalled at once, since most peers silent together points at this process or
+ *       its host. A connection refused the mark stays available and probes again.</li>
+ * </ul>
  *
  * <p>Threads: the channel's event loop only (every method is a Netty callback or a task scheduled on that loop).
  */
@@ -35,22 +45,56 @@ final class StallDetector extends ChannelDuplexHandler {
 
     private final NettyConnection connection;
     private final TransportHandler handler;
+    private final StallGuard guard;
     private final long timeoutNanos;
     /** Time of the first write after the last read; 0 when nothing was written since the last read. */
     private long writtenSince;
+    /** {@link #paused} when {@link #writtenSince} was taken. */
+    private long pausedAtWrite;
     /** When the probe was sent; 0 when none is out. */
     private long probeSent;
+    /** {@link #paused} when {@link #probeSent} was taken. */
+    private long pausedAtProbe;
     private boolean probing = true;
     private final long periodNanos;
     /** When the last check ran; to notice that this event loop itself was held up. */
     private long lastCheck;
+    /** Total time this loop was held up, as the checks measured it: not counted as the peer's silence. */
+    private long paused;
+    /** Something was written since the last check. */
+    private boolean wroteSinceCheck;
+    /** When a check last saw this connection in use (written to, or waiting for an answer); read by the guard. */
+    private volatile long inUseAt;
+    /** The guard refused the mark in this silence already (logged once per silence). */
+    private boolean refusedLogged;
     private ScheduledFuture<?> tick;
 
     StallDetector(NettyConnection connection, TransportHandler handler, long timeoutNanos) {
+        this(connection, handler, timeoutNanos, StallGuard.PROCESS);
+    }
+
+    StallDetector(NettyConnection connection, TransportHandler handler, long timeoutNanos, StallGuard guard) {
         this.connection = connection;
         this.handler = handler;
         this.timeoutNanos = timeoutNanos;
+        this.guard = guard;
         this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), timeoutNanos / 5);
+    }
+
+    /** Any thread (the guard). */
+    boolean isStalled() {
+        return connection.isStalled();
+    }
+
+    /** Any thread (the guard): written to or waiting for an answer within the last ten stall timeouts. */
+    boolean inUse(long now) {
+        long at = inUseAt;
+        return at != 0 && now - at < 10 * timeoutNanos;
+    }
+
+    /** Event loop of this connection, called by {@link StallGuard#tryStall} under the guard's monitor. */
+    void markStalled() {
+        connection.stalled(true);
     }
 
     @Override
@@ -71,13 +115,17 @@ final class StallDetector extends ChannelDuplexHandler {
             return;
         }
         lastCheck = System.nanoTime();
-        tick = ctx.executor().scheduleAtFixedRate(() -> check(ctx), periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        guard.register(this);
+        // Fixed delay, not fixed rate: after a pause, one late check, not a burst of catch-up checks before any read.
+        tick = ctx.executor().scheduleWithFixedDelay(() -> check(ctx), periodNanos, periodNanos,
+                TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         writtenSince = 0;
         probeSent = 0;
+        refusedLogged = false;
         if (connection.isStalled()) {
             connection.stalled(false);
             log.info("{} answers again; no longer stalled", connection);
@@ -90,49 +138,77 @@ final class StallDetector extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (writtenSince == 0) {
             writtenSince = nonZero(System.nanoTime());
+            pausedAtWrite = paused;
         }
+        wroteSinceCheck = true;
         ctx.write(msg, promise);
     }
 
     private void check(ChannelHandlerContext ctx) {
         assert ctx.executor().inEventLoop();
         long now = System.nanoTime();
-        boolean late = now - lastCheck > 2 * periodNanos;
+        long gap = now - lastCheck;
         lastCheck = now;
-        if (late) {
-            // This loop was held up itself (a GC pause, a starved CPU): what the peer sent meanwhile may be waiting
-            // in the socket, unread. Let the loop read it before judging the peer: the next check decides.
+        if (wroteSinceCheck || writtenSince != 0) {
+            inUseAt = nonZero(now);
+            wroteSinceCheck = false;
+        }
+        if (gap > periodNanos + periodNanos / 2) {
+            // This loop was held up itself (a GC pause, a starved CPU, a blocked loop): that time is not the peer's
+            // silence, and what the peer sent meanwhile may be waiting in the socket, unread. Let the loop read it
+            // before judging the peer: a later check decides.
+            paused += gap - periodNanos;
             return;
         }
         if (!probing || !ctx.channel().isActive() || connection.isStalled() || writtenSince == 0) {
             return;
         }
         if (probeSent != 0) {
-            if (now - probeSent >= timeoutNanos) {
-                connection.stalled(true);
-                log.warn("{} is stalled: written {} ms ago, nothing read since, and the liveness probe sent {} ms ago"
-                        + " is unanswered (stall timeout {} ms); reported unavailable until it reads again",
-                        connection, TimeUnit.NANOSECONDS.toMillis(now - writtenSince),
-                        TimeUnit.NANOSECONDS.toMillis(now - probeSent), TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
-                notifyHandler(true);
+            long silent = now - probeSent - (paused - pausedAtProbe);
+            if (silent >= timeoutNanos) {
+                stall(now, silent);
             }
             return;
         }
-        if (now - writtenSince >= timeoutNanos) {
-            probeSent = nonZero(now);
-            boolean sent;
-            try {
-                sent = handler.probe(connection);
-            } catch (Throwable t) {
-                log.debug("Stall probe to {} not sent: {}", connection, t.toString());
-                probeSent = 0; // try again on the next tick
-                return;
+        if (now - writtenSince - (paused - pausedAtWrite) >= timeoutNanos) {
+            sendProbe(now);
+        }
+    }
+
+    private void stall(long now, long silent) {
+        String refused = guard.tryStall(this, now);
+        if (refused != null) {
+            if (!refusedLogged) {
+                refusedLogged = true;
+                log.info("{} has not answered its liveness probe for {} ms but stays available: {}; probing again",
+                        connection, TimeUnit.NANOSECONDS.toMillis(silent), refused);
             }
-            if (!sent) {
-                probing = false;
-                probeSent = 0;
-                log.debug("The protocol on {} has no liveness probe; stall detection is off for it", connection);
-            }
+            sendProbe(now);
+            return;
+        }
+        log.warn("{} is stalled: written {} ms ago, nothing read since, and the liveness probe sent {} ms ago"
+                + " is unanswered (stall timeout {} ms; {} ms of this client's own pauses not counted); reported"
+                + " unavailable until it reads again", connection, TimeUnit.NANOSECONDS.toMillis(now - writtenSince),
+                TimeUnit.NANOSECONDS.toMillis(now - probeSent), TimeUnit.NANOSECONDS.toMillis(timeoutNanos),
+                TimeUnit.NANOSECONDS.toMillis(paused - pausedAtWrite));
+        notifyHandler(true);
+    }
+
+    private void sendProbe(long now) {
+        probeSent = nonZero(now);
+        pausedAtProbe = paused;
+        boolean sent;
+        try {
+            sent = handler.probe(connection);
+        } catch (Throwable t) {
+            log.debug("Stall probe to {} not sent: {}", connection, t.toString());
+            probeSent = 0; // try again on the next tick
+            return;
+        }
+        if (!sent) {
+            probing = false;
+            probeSent = 0;
+            log.debug("The protocol on {} has no liveness probe; stall detection is off for it", connection);
         }
     }
 
@@ -160,6 +236,7 @@ final class StallDetector extends ChannelDuplexHandler {
     }
 
     private void stop() {
+        guard.unregister(this);
         if (tick != null) {
             tick.cancel(false);
             tick = null;
