@@ -162,7 +162,7 @@ class TroubleMetersTest {
         int sent = ended.getOrDefault(SendState.SENT, 0);
         int unknown = ended.getOrDefault(SendState.UNKNOWN, 0);
         assertTrue(notSent > 0, "requests queued behind a full socket were withdrawn: " + ended);
-        assertTrue(sent > 0, "the first requests reached the socket: " + ended);
+        assertTrue(sent + unknown > 0, "the first requests reached the socket: " + ended);
         String service = InterceptorTest.Greeter.class.getName();
         for (SendState state : SendState.values()) {
             int expected = ended.getOrDefault(state, 0);
