@@ -121,6 +121,7 @@ class TransportMetersTrafficTest {
                     long expected = (long) accepted.size() * FRAME;
                     assertEquals(expected, readFully(server.getInputStream(), expected));
                     CompletableFuture.allOf(accepted.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+                    loopRoundTrip(c);
                     assertEquals(accepted.size(), counter(registry, "sluice.transport.frames.out", "client"));
                     assertEquals(expected, counter(registry, "sluice.transport.bytes.out", "client"));
                     assertEquals(0, registry.get("sluice.transport.pending.bytes").tag("transport", "client")
@@ -143,6 +144,14 @@ class TransportMetersTrafficTest {
                 assertTrue(e.getString("channel").contains(":" + peer.getLocalPort()), e.toString());
             }
         }
+    }
+
+    /**
+     * Returns once a task on the connection's event loop ran: a write's future completes during the flush, and the
+     * drain task that flushed reports its batch to the observer right after; this waits for that task to end.
+     */
+    private static void loopRoundTrip(Connection c) throws Exception {
+        CompletableFuture.runAsync(() -> { }, c.executor()).get(10, TimeUnit.SECONDS);
     }
 
     private static Socket connectAndAccept(NettyClientTransport client, ServerSocket peer) throws Exception {
@@ -205,6 +214,7 @@ class TransportMetersTrafficTest {
             release.countDown();
             CompletableFuture.allOf(writes.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);
             assertTrue(echoed.await(10, TimeUnit.SECONDS));
+            loopRoundTrip(c);
 
             var perWrite = registry.get("sluice.transport.write.messages").tag("transport", "client").summary();
             assertEquals(5, perWrite.count(), "40 queued frames, at most 8 per write");
