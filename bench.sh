@@ -7,6 +7,8 @@
 #   ./bench.sh --smoke              CI check: every target and the async path, 1 x 1 s, throughput only (~3 min)
 #   ./bench.sh --full               dubbo-benchmark settings: 3 x 10 s warm-up, 3 x 10 s measurement, 32 threads
 #   ./bench.sh --threads 1,8,32,128 --targets dubbo-netty4,dubbo-sluice
+#   ./bench.sh --observe            also record every JVM with sluice.jfc; the report adds write-batches.svg
+#   ./bench.sh --targets sluice,overhead   sluice vs sluice+jfr vs sluice+metrics: what observing costs
 #   ./bench.sh --list               targets and whether they can run here
 #   ./bench.sh --help               all options of dev.sluice.benchmark.Runner
 #

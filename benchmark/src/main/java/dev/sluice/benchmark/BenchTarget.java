@@ -28,6 +28,14 @@ public interface BenchTarget {
     }
 
     /**
+     * Extra flags for this target's server and client JVMs, after the common ones (e.g. a flight recording, to
+     * measure its cost); none by default.
+     */
+    default java.util.List<String> jvmArgs() {
+        return java.util.List.of();
+    }
+
+    /**
      * Runs in the server JVM. Serves {@code UserServiceServerImpl} on {@code host:port} and returns only once the
      * server accepts connections. Closing the handle stops the server. A target that {@link #supportsAsync()} also
      * serves {@link dev.sluice.benchmark.async.AsyncUserServiceImpl} there, so one server JVM answers both the

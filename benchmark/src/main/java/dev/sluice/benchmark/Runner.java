@@ -5,6 +5,8 @@ import dev.sluice.benchmark.report.JmhJson;
 import dev.sluice.benchmark.report.Report;
 import dev.sluice.benchmark.report.Row;
 import dev.sluice.benchmark.report.SvgChart;
+import dev.sluice.benchmark.report.WriteBatchChart;
+import dev.sluice.benchmark.report.WriteBatches;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.Inet4Address;
@@ -202,7 +204,7 @@ public final class Runner {
                 try {
                     long t0 = System.nanoTime();
                     server = ServerProcess.start(target.name(), host, port, out.resolve("server-" + target.name()
-                            + ".log"));
+                            + ".log"), jvmFlags(s, target, out, null));
                     current.set(server);
                     server.awaitReady(host, port, Duration.ofSeconds(120));
                     progress.note(String.format(Locale.ROOT, "   server ready on %s:%d after %d ms", host, port,
@@ -215,7 +217,7 @@ public final class Runner {
                         clientLog.println("==== " + label);
                         try {
                             Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
-                                    options(s, run, target.name(), host, port), progress).run();
+                                    options(s, run, target, host, port, out), progress).run();
                             all.addAll(results);
                             if (results.size() < run.benchmarks()) {
                                 failures.add(label + ": " + (run.benchmarks() - results.size())
@@ -301,7 +303,15 @@ public final class Runner {
         Files.writeString(out.resolve("chart.svg"), SvgChart.render(report,
                 "dubbo-benchmark UserService (" + profile + ", "
                         + meta.getOrDefault("cores", "?") + " cores, JDK " + meta.getOrDefault("jdk", "?") + ")"));
-        Files.writeString(out.resolve("summary.md"), markdown(report, meta, failures));
+        String md = markdown(report, meta, failures);
+        WriteBatches batches = WriteBatches.read(out.resolve("jfr"));
+        if (!batches.isEmpty()) {
+            Files.writeString(out.resolve("write-batches.svg"), WriteBatchChart.render(batches, Targets.names(),
+                    "Sluice write batches (" + profile + ", " + meta.getOrDefault("cores", "?") + " cores, load "
+                            + meta.getOrDefault("loadAverageAtStart", "?") + " at start)"));
+            md += "\n" + batches.markdown(Targets.names());
+        }
+        Files.writeString(out.resolve("summary.md"), md);
         console.println();
         console.println("Results (" + profile + "):");
         console.println();
@@ -311,7 +321,8 @@ public final class Runner {
                     + " not measure it)");
         }
         console.println("written: " + out.resolve("summary.md") + ", summary.json, jmh-result.json, chart.svg,"
-                + " jmh.log, client.log, server-*.log");
+                + " jmh.log, client.log, server-*.log" + (batches.isEmpty() ? ""
+                        : ", write-batches.svg, jfr/ (open a .jfr in JDK Mission Control)"));
     }
 
     /** Writes to two streams. */
@@ -399,8 +410,23 @@ public final class Runner {
                 + FORK_OVERHEAD_SECONDS);
     }
 
-    private static org.openjdk.jmh.runner.options.Options options(Settings s, Run run, String target, String host,
-            int port) {
+    /**
+     * A target's own JVM flags, then with {@code --observe} a recording with sluice.jfc: of the server JVM
+     * ({@code run} null) or of the client JVMs of {@code run}.
+     */
+    static List<String> jvmFlags(Settings s, BenchTarget target, Path out, Run run) throws IOException {
+        List<String> flags = new ArrayList<>(target.jvmArgs());
+        if (s.observe) {
+            flags.addAll(Observe.recordInto(run == null ? Observe.serverDir(out, target.name())
+                    : Observe.clientDir(out, target.name(), run.async() ? "a" + run.threads() + "x" + run.inflight()
+                            : "t" + run.threads())));
+        }
+        return flags;
+    }
+
+    private static org.openjdk.jmh.runner.options.Options options(Settings s, Run run, BenchTarget bench,
+            String host, int port, Path out) throws IOException {
+        String target = bench.name();
         Class<?> benchmark = run.async() ? AsyncUserServiceBenchmark.class : UserServiceBenchmark.class;
         ChainedOptionsBuilder b = new OptionsBuilder()
                 .include("^" + benchmark.getName().replace(".", "\\.") + "\\.("
@@ -417,6 +443,7 @@ public final class Runner {
                 .measurementTime(TimeValue.seconds(s.seconds))
                 .timeUnit(TimeUnit.MILLISECONDS)
                 .jvmArgs(Settings.JVM_FLAGS.toArray(new String[0]))
+                .jvmArgsAppend(jvmFlags(s, bench, out, run).toArray(new String[0]))
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.NORMAL);
         if (run.async()) {

@@ -39,9 +39,16 @@ final class ServerProcess implements AutoCloseable {
     }
 
     static ServerProcess start(String target, String host, int port, Path log) throws IOException {
+        return start(target, host, port, log, List.of());
+    }
+
+    /** As {@link #start(String, String, int, Path)}, with {@code extraFlags} after the common JVM flags. */
+    static ServerProcess start(String target, String host, int port, Path log, List<String> extraFlags)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(Settings.JVM_FLAGS);
+        cmd.addAll(extraFlags);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(ServerMain.class.getName());

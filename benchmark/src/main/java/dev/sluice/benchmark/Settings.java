@@ -45,6 +45,8 @@ final class Settings {
     boolean list;
     Path report;
     int lockWaitMinutes = 30;
+    /** --observe: record every JVM with sluice.jfc and chart the write batches (see {@link Observe}). */
+    boolean observe;
     /** --smoke without --benchmarks: hessian2 targets take {@link #SMOKE_SUBSET}, async runs {@link #SMOKE_ASYNC}. */
     boolean smokeSubset;
 
@@ -73,6 +75,9 @@ final class Settings {
             "  --no-gc            skip the gc profiler (bytes/op)",
             "  --verbose          show JMH's own output instead of one line per benchmark",
             "  --lock-wait MIN    wait at most MIN minutes for another JMH run to finish (default 30)",
+            "  --observe          record each server and client JVM with sluice.jfc (JFR) into DIR/jfr and add the"
+                    + " write-batch",
+            "                     chart (frames per write, queue wait) and table to the report",
             "  --list             list the targets and whether they can run here",
             "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from"
                     + " DIR/jmh-result.json");
@@ -117,6 +122,7 @@ final class Settings {
                 case "--list" -> s.list = true;
                 case "--report" -> s.report = Path.of(value(args, ++i, a));
                 case "--lock-wait" -> s.lockWaitMinutes = Integer.parseInt(value(args, ++i, a));
+                case "--observe" -> s.observe = true;
                 case "-h", "--help" -> throw new UsageException(null);
                 default -> throw new UsageException("unknown argument: " + a);
             }
@@ -247,11 +253,11 @@ final class Settings {
         }
         return String.format(Locale.ROOT,
                 "profile %s: %d warm-up x %d s + %d x %d s, forks %d, threads %s, async %s, modes %s, benchmarks %s%s,"
-                        + " gc %s, call timeout %d ms",
+                        + " gc %s, call timeout %d ms%s",
                 profile, warmupIterations, warmupSeconds, iterations, seconds, forks, sync ? threads : "none",
                 async.length() == 0 ? "none" : async, modes, methods,
                 smokeSubset ? " (hessian2: " + SMOKE_SUBSET + ", async: " + SMOKE_ASYNC + ")" : "", gc ? "on" : "off",
-                timeoutMillis);
+                timeoutMillis, observe ? ", observe (JFR, sluice.jfc)" : "");
     }
 
     static final class UsageException extends RuntimeException {

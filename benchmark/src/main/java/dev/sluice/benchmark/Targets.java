@@ -29,6 +29,11 @@ public final class Targets {
     public static final String FASTJSON2 = "fastjson2";
     /** dubbo-benchmark's hessian-lite variant. */
     public static final String HESSIAN2 = "hessian2";
+    /**
+     * The cost of observing: {@code sluice} with its JFR events recorded, and with a MeterRegistry bound. Run it
+     * with the plain target: {@code --targets sluice,overhead}.
+     */
+    public static final String OVERHEAD = "overhead";
     /** {@code --targets all}. */
     public static final String ALL = "all";
 
@@ -43,6 +48,10 @@ public final class Targets {
                 "the same Dubbo 3.3.6 app with server=sluice client=sluice (Sluice's Dubbo Transporter)"));
         register(FASTJSON2, "sluice", () -> new SluiceTarget("sluice", Serialization.FASTJSON2));
         register(FASTJSON2, "raw", RawTarget::new);
+        register(OVERHEAD, "sluice+jfr", () -> new SluiceTarget("sluice+jfr", Serialization.FASTJSON2,
+                SluiceTarget.Observed.JFR));
+        register(OVERHEAD, "sluice+metrics", () -> new SluiceTarget("sluice+metrics", Serialization.FASTJSON2,
+                SluiceTarget.Observed.METRICS));
         register(HESSIAN2, HESSIAN2_BASELINE, () -> new DubboTarget(HESSIAN2_BASELINE, "netty4", "hessian2",
                 "Dubbo 3.3.6, dubbo protocol, hessian2 (Dubbo's default), server=netty4 client=netty4,"
                         + " filter=-default"));
@@ -64,11 +73,14 @@ public final class Targets {
         return Collections.unmodifiableList(new ArrayList<>(TARGETS.keySet()));
     }
 
-    /** The names of one group, or of every group for {@value #ALL}. */
+    /**
+     * The names of one group, or for {@value #ALL} of every group but {@value #OVERHEAD} (what observing costs is
+     * measured on purpose, not in every smoke).
+     */
     public static List<String> group(String group) {
         List<String> out = new ArrayList<>();
         TARGETS.forEach((name, e) -> {
-            if (ALL.equals(group) || e.group().equals(group)) {
+            if (ALL.equals(group) && !OVERHEAD.equals(e.group()) || e.group().equals(group)) {
                 out.add(name);
             }
         });
@@ -100,13 +112,13 @@ public final class Targets {
     public static List<String> expand(List<String> names) {
         Set<String> wanted = new LinkedHashSet<>();
         for (String n : names) {
-            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || ALL.equals(n)) {
+            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || OVERHEAD.equals(n) || ALL.equals(n)) {
                 wanted.addAll(group(n));
             } else if (TARGETS.containsKey(n)) {
                 wanted.add(n);
             } else {
                 throw new IllegalArgumentException("unknown target '" + n + "'; known: " + String.join(", ", names())
-                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + ALL + ")");
+                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + OVERHEAD + ", " + ALL + ")");
             }
         }
         List<String> out = new ArrayList<>(names());

@@ -41,7 +41,10 @@ class TargetsTest {
         assertEquals(List.of("dubbo-netty4", "dubbo-sluice", "sluice", "raw"), Targets.defaultNames());
         assertEquals(List.of("dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
                 Targets.group(Targets.HESSIAN2));
-        assertEquals(Targets.names(), Targets.group(Targets.ALL));
+        List<String> all = new java.util.ArrayList<>(Targets.names());
+        all.removeAll(Targets.group(Targets.OVERHEAD));
+        assertEquals(all, Targets.group(Targets.ALL), "all (the smoke) leaves the overhead targets out");
+        assertEquals(List.of("sluice+jfr", "sluice+metrics"), Targets.group(Targets.OVERHEAD));
         assertEquals("dubbo-netty4-hessian2", Targets.baselineOf("sluice-hessian2"));
         assertEquals("dubbo-netty4-hessian2", Targets.baselineOf("dubbo-netty4-hessian2"));
         assertEquals("dubbo-netty4", Targets.baselineOf("sluice"));
@@ -60,7 +63,9 @@ class TargetsTest {
     void targetListsExpandGroupsInReportOrder() {
         assertEquals(List.of("sluice", "dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
                 Targets.expand(List.of("hessian2", "sluice", "sluice-hessian2")));
-        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2")));
+        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "overhead")));
+        assertEquals(List.of("sluice", "sluice+jfr", "sluice+metrics"),
+                Targets.expand(List.of("sluice", "overhead")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Targets.expand(List.of("sluice", "protobuf")));
         assertTrue(e.getMessage().contains("protobuf") && e.getMessage().contains("hessian2"), e.getMessage());

@@ -1,13 +1,20 @@
 package dev.sluice.benchmark.targets;
 
 import dev.sluice.benchmark.BenchTarget;
+import dev.sluice.benchmark.Observe;
 import dev.sluice.benchmark.async.AsyncUserService;
 import dev.sluice.benchmark.async.AsyncUserServiceImpl;
 import dev.sluice.rpc.Serialization;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
+import dev.sluice.rpc.micrometer.MicrometerInterceptor;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.micrometer.MicrometerTransportObserver;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import org.apache.dubbo.benchmark.service.UserService;
 import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 
@@ -20,12 +27,42 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  */
 public final class SluiceTarget implements BenchTarget {
 
+    /** What else a Sluice target runs with, to measure what observing it costs against the plain one. */
+    public enum Observed {
+        /** Nothing: no interceptor, no observer, JFR events disabled (their default). */
+        NONE,
+        /** Both JVMs record the {@code dev.sluice.*} events with {@code sluice.jfc} (the target's JVM flags). */
+        JFR,
+        /**
+         * A Micrometer {@code SimpleMeterRegistry} on each side, bound as the README says: the transport meters
+         * ({@code MicrometerTransportObserver}) and the call timers ({@code MicrometerInterceptor}), p50/p99 published.
+         */
+        METRICS
+    }
+
     private final String name;
     private final Serialization serialization;
+    private final Observed observed;
 
     public SluiceTarget(String name, Serialization serialization) {
+        this(name, serialization, Observed.NONE);
+    }
+
+    /** A Sluice target observed as {@code observed}. */
+    public SluiceTarget(String name, Serialization serialization, Observed observed) {
         this.name = name;
         this.serialization = serialization;
+        this.observed = observed;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return observed == Observed.JFR ? Observe.unavailableReason() : null;
+    }
+
+    @Override
+    public List<String> jvmArgs() {
+        return observed == Observed.JFR ? Observe.eventsOn() : List.of();
     }
 
     @Override
@@ -35,8 +72,13 @@ public final class SluiceTarget implements BenchTarget {
 
     @Override
     public String description() {
+        String with = switch (observed) {
+            case NONE -> "";
+            case JFR -> ", dev.sluice JFR events recorded (sluice.jfc)";
+            case METRICS -> ", Micrometer transport meters and call timers bound (SimpleMeterRegistry)";
+        };
         return "standalone SluiceServer / SluiceClient (no Dubbo), dubbo protocol, " + serialization.dubboName()
-                + ", defaults" + ServicePools.selected().describe();
+                + ", defaults" + ServicePools.selected().describe() + with;
     }
 
     public Serialization serialization() {
@@ -54,6 +96,12 @@ public final class SluiceTarget implements BenchTarget {
                 .bindAddress(new InetSocketAddress(host, port))
                 .register(UserService.class, new UserServiceServerImpl())
                 .register(AsyncUserService.class, new AsyncUserServiceImpl());
+        if (observed == Observed.METRICS) {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            builder.options(TransportOptions.builder()
+                            .observer(MicrometerTransportObserver.create(registry, "server", 0.5, 0.99)).build())
+                    .intercept(MicrometerInterceptor.create(registry, 0.5, 0.99));
+        }
         ServicePools pool = ServicePools.selected();
         AutoCloseable ownedPool = pool.apply(builder);
         SluiceServer server = builder.start();
@@ -67,12 +115,18 @@ public final class SluiceTarget implements BenchTarget {
     }
 
     private SluiceClient client(ClientConfig config) {
-        return SluiceClient.builder()
+        SluiceClient.Builder builder = SluiceClient.builder()
                 .address(config.host(), config.port())
                 .timeout(Duration.ofMillis(config.timeoutMillis()))
                 .serialization(serialization)
-                .failIfNotConnected(true)
-                .build();
+                .failIfNotConnected(true);
+        if (observed == Observed.METRICS) {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            builder.options(TransportOptions.builder()
+                            .observer(MicrometerTransportObserver.create(registry, "client", 0.5, 0.99)).build())
+                    .intercept(MicrometerInterceptor.create(registry, 0.5, 0.99));
+        }
+        return builder.build();
     }
 
     @Override

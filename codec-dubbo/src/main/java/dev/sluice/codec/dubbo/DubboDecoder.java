@@ -7,6 +7,7 @@ import com.alibaba.fastjson2.reader.ObjectReaderProvider;
 import dev.sluice.transport.codec.DubboHeader;
 import dev.sluice.transport.codec.FrameDecoder;
 import dev.sluice.transport.codec.HeaderFramer;
+import dev.sluice.transport.jfr.FrameRejectedEvent;
 import io.netty.buffer.ByteBuf;
 import java.lang.reflect.Type;
 import java.util.Arrays;
@@ -137,6 +138,17 @@ public final class DubboDecoder implements FrameDecoder {
 
     private Object rejected(int flags, long id, long len, long limit) {
         byte ser = (byte) (flags & DubboConstants.SERIALIZATION_MASK);
+        if (len >= 0) {
+            // Refused for its size: answered, not thrown, so no FrameTooLargeException records it.
+            FrameRejectedEvent event = new FrameRejectedEvent();
+            if (event.shouldCommit()) {
+                event.size = len;
+                event.limit = limit;
+                event.what = (flags & DubboConstants.FLAG_REQUEST) != 0 ? "Inbound Dubbo request body"
+                        : "Inbound Dubbo response body";
+                event.commit();
+            }
+        }
         String text = len < 0
                 ? "Invalid body length " + len + " in frame header (id " + id + ")"
                 : "Data length too large: " + len + ", max payload: " + limit
