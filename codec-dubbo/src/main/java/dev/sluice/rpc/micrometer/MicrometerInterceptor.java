@@ -4,6 +4,7 @@ import dev.sluice.rpc.Invocation;
 import dev.sluice.rpc.Outcome;
 import dev.sluice.rpc.RpcTimeoutException;
 import dev.sluice.rpc.SluiceInterceptor;
+import dev.sluice.transport.SendState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Per-method call meters, as an interceptor for {@code SluiceClient.Builder.intercept} or
@@ -33,11 +35,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link SluiceInterceptor}; thread-safe.
  */
 public final class MicrometerInterceptor implements SluiceInterceptor {
+    private static final Outcome.Kind[] KINDS = Outcome.Kind.values();
+    private static final SendState[] SEND_STATES = SendState.values();
+
     private final MeterRegistry registry;
     private final double[] percentiles;
-    private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Counter> timeouts = new ConcurrentHashMap<>();
+    /** Meters of client-side calls, then of server-side calls (by {@link Invocation.Side} ordinal). */
+    private final SideMeters[] sides = {new SideMeters("client"), new SideMeters("server")};
 
     private MicrometerInterceptor(MeterRegistry registry, double[] percentiles) {
         this.registry = registry;
@@ -50,41 +54,92 @@ public final class MicrometerInterceptor implements SluiceInterceptor {
                 percentiles.length == 0 ? null : percentiles.clone());
     }
 
-    private static String side(Invocation inv) {
-        return inv.side() == Invocation.Side.CLIENT ? "client" : "server";
-    }
-
-    private AtomicInteger inFlight(Invocation inv) {
-        String side = side(inv);
-        return inFlight.computeIfAbsent(side + '\0' + inv.service(), k -> {
-            AtomicInteger count = new AtomicInteger();
-            Gauge.builder("sluice.calls.in.flight", count, AtomicInteger::get)
-                    .tags("side", side, "service", inv.service()).register(registry);
-            return count;
-        });
-    }
-
     @Override
     public void onCall(Invocation inv) {
-        inFlight(inv).incrementAndGet();
+        sides[inv.side().ordinal()].inFlight(inv.service()).incrementAndGet();
     }
 
     @Override
     public void onComplete(Invocation inv, Outcome outcome) {
-        inFlight(inv).decrementAndGet();
-        String side = side(inv);
-        String outcomeTag = outcome.kind().name().toLowerCase(Locale.ROOT);
-        String key = side + '\0' + inv.service() + '\0' + inv.method() + '\0' + outcomeTag;
-        timers.computeIfAbsent(key, k -> Timer.builder("sluice.calls")
-                .tags(Tags.of("side", side, "service", inv.service(), "method", inv.method(), "outcome", outcomeTag))
-                .publishPercentiles(percentiles).register(registry))
-                .record(outcome.durationNanos(), TimeUnit.NANOSECONDS);
+        SideMeters side = sides[inv.side().ordinal()];
+        side.inFlight(inv.service()).decrementAndGet();
+        MethodMeters method = side.method(inv.service(), inv.method());
+        method.timer(outcome.kind()).record(outcome.durationNanos(), TimeUnit.NANOSECONDS);
         if (outcome.exception() instanceof RpcTimeoutException) {
-            String sent = ((RpcTimeoutException) outcome.exception()).sendState().name().toLowerCase(Locale.ROOT);
-            timeouts.computeIfAbsent(side + '\0' + inv.service() + '\0' + inv.method() + '\0' + sent,
-                    k -> Counter.builder("sluice.calls.timeouts")
-                            .tags("side", side, "service", inv.service(), "method", inv.method(), "sent", sent)
-                            .register(registry)).increment();
+            method.timeouts(((RpcTimeoutException) outcome.exception()).sendState()).increment();
+        }
+    }
+
+    /**
+     * The meters of one side, looked up by service and method name without building a key per call (the meters
+     * are created once per tag combination; a racing creation registers the same meter twice, which Micrometer
+     * answers with the one already registered).
+     */
+    private final class SideMeters {
+        final String tag;
+        final ConcurrentHashMap<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+        final ConcurrentHashMap<String, ConcurrentHashMap<String, MethodMeters>> methods = new ConcurrentHashMap<>();
+
+        SideMeters(String tag) {
+            this.tag = tag;
+        }
+
+        AtomicInteger inFlight(String service) {
+            AtomicInteger count = inFlight.get(service);
+            return count != null ? count : inFlight.computeIfAbsent(service, k -> {
+                AtomicInteger c = new AtomicInteger();
+                Gauge.builder("sluice.calls.in.flight", c, AtomicInteger::get)
+                        .tags("side", tag, "service", service).register(registry);
+                return c;
+            });
+        }
+
+        MethodMeters method(String service, String method) {
+            ConcurrentHashMap<String, MethodMeters> byMethod = methods.get(service);
+            if (byMethod == null) {
+                byMethod = methods.computeIfAbsent(service, k -> new ConcurrentHashMap<>());
+            }
+            MethodMeters meters = byMethod.get(method);
+            return meters != null ? meters : byMethod.computeIfAbsent(method, k -> new MethodMeters(tag, service, k));
+        }
+    }
+
+    /** One method's timers by outcome and timeout counters by send state, created on first use. */
+    private final class MethodMeters {
+        final String side;
+        final String service;
+        final String method;
+        final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(KINDS.length);
+        final AtomicReferenceArray<Counter> timeouts = new AtomicReferenceArray<>(SEND_STATES.length);
+
+        MethodMeters(String side, String service, String method) {
+            this.side = side;
+            this.service = service;
+            this.method = method;
+        }
+
+        Timer timer(Outcome.Kind kind) {
+            Timer timer = timers.get(kind.ordinal());
+            if (timer == null) {
+                timer = Timer.builder("sluice.calls")
+                        .tags(Tags.of("side", side, "service", service, "method", method,
+                                "outcome", kind.name().toLowerCase(Locale.ROOT)))
+                        .publishPercentiles(percentiles).register(registry);
+                timers.set(kind.ordinal(), timer);
+            }
+            return timer;
+        }
+
+        Counter timeouts(SendState state) {
+            Counter counter = timeouts.get(state.ordinal());
+            if (counter == null) {
+                counter = Counter.builder("sluice.calls.timeouts")
+                        .tags("side", side, "service", service, "method", method,
+                                "sent", state.name().toLowerCase(Locale.ROOT))
+                        .register(registry);
+                timeouts.set(state.ordinal(), counter);
+            }
+            return counter;
         }
     }
 }

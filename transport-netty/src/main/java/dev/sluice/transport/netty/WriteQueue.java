@@ -497,12 +497,14 @@ final class WriteQueue {
             writeBatch(bufs, sizes, listeners, count);
             wroteAny = true;
         }
-        if (wroteAny) {
-            channel.flush();
-        }
+        // Counted before the flush: once flushed, the peer may answer (and a test or a dashboard read the meters)
+        // before this task would have got to it.
         if (observer != null && chunkMessages > 0) {
             observer.batchWritten(chunkMessages, bytes,
                     (count >= maxMessages || bytes >= maxBytes) && !queue.isEmpty());
+        }
+        if (wroteAny) {
+            channel.flush();
         }
         if (record && chunkMessages > 0) {
             event.end();
