@@ -1,6 +1,7 @@
 package dev.sluice.it.cluster;
 
 import dev.sluice.it.harness.DubboPeers;
+import dev.sluice.it.harness.ExecutionLog;
 import dev.sluice.it.harness.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;

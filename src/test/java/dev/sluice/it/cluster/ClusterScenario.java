@@ -2,6 +2,7 @@ package dev.sluice.it.cluster;
 
 import dev.sluice.it.harness.ChildResult;
 import dev.sluice.it.harness.DubboPeers;
+import dev.sluice.it.harness.ExecutionLog;
 import dev.sluice.it.harness.Scenario;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

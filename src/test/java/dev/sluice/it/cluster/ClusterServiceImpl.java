@@ -1,5 +1,7 @@
 package dev.sluice.it.cluster;
 
+import dev.sluice.it.harness.ExecutionLog;
+
 /**
  * The provider's {@link ClusterService}: records the execution before it answers, so a call that runs and whose
  * answer never reaches the consumer (the provider killed or frozen meanwhile) still counts as executed.

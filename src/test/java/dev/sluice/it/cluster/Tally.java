@@ -2,6 +2,7 @@ package dev.sluice.it.cluster;
 
 import dev.sluice.it.cluster.AttemptFilter.Attempt;
 import dev.sluice.it.cluster.AttemptFilter.Outcome;
+import dev.sluice.it.harness.ExecutionLog;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -23,10 +23,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 12 item 8: no SluiceClient call hangs. An asynchronous call completes even when its callback executor
@@ -39,25 +38,19 @@ class ClientHangTest {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
     private static final long FAST_MILLIS = 3_000;
 
-    private SluiceServer server;
-
-    @BeforeEach
-    void start() {
-        server = SluiceServer.builder().port(0).register(DropService.class, new DroppedResponseTest.DropServiceImpl())
-                .start();
+    private static SluiceServer server(NativeTransport kind) {
+        return SluiceServer.builder().port(0).options(Fixtures.on(kind).build())
+                .register(DropService.class, new DroppedResponseTest.DropServiceImpl()).start();
     }
 
-    @AfterEach
-    void stop() {
-        server.close();
-    }
-
-    @Test
-    void asyncCallWhoseCallbackExecutorRejectsCompletesWithATypedError() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void asyncCallWhoseCallbackExecutorRejectsCompletesWithATypedError(NativeTransport kind) throws Exception {
         ExecutorService shutDown = Executors.newSingleThreadExecutor();
         shutDown.shutdown();
-        try (SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(CALL_TIMEOUT)
-                .callbackExecutor(shutDown).failIfNotConnected(true).build()) {
+        try (SluiceServer server = server(kind);
+             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(CALL_TIMEOUT)
+                     .options(Fixtures.on(kind).build()).callbackExecutor(shutDown).failIfNotConnected(true).build()) {
             AtomicReference<String> thread = new AtomicReference<>();
             CompletableFuture<String> f = client.proxy(DropService.class).blobAsync(3)
                     .whenComplete((v, t) -> thread.set(Thread.currentThread().getName()));
@@ -71,8 +64,9 @@ class ClientHangTest {
         }
     }
 
-    @Test
-    void asyncResultWhoseReadThrowsAnErrorCompletesWithStatus90() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void asyncResultWhoseReadThrowsAnErrorCompletesWithStatus90(NativeTransport kind) throws Exception {
         byte[] fragile;
         try (JSONWriter w = JSONWriter.ofJSONB()) {
             w.writeTypeName(DropService.Fragile.class.getName());
@@ -86,7 +80,7 @@ class ClientHangTest {
         try (ScriptedServer provider = ScriptedServer.start((c, request) -> c.send(request.item(3).equals("blobAsync")
                 ? Wire.valueResponse(request.id(), JSONB.toBytes("b")) : Wire.valueResponse(request.id(), value)));
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", provider.port())
-                     .timeout(CALL_TIMEOUT).failIfNotConnected(true).build()) {
+                     .options(Fixtures.on(kind).build()).timeout(CALL_TIMEOUT).failIfNotConnected(true).build()) {
             DropService s = client.proxy(DropService.class);
             for (int i = 0; i < 2; i++) { // ExceptionInInitializerError first, NoClassDefFoundError after
                 CompletableFuture<DropService.Fragile> f = s.fragileAsync();
@@ -102,11 +96,14 @@ class ClientHangTest {
         }
     }
 
-    @Test
-    void syncCallOnTheClientsOwnEventLoopFailsAtOnceAndSendsNothing() throws Exception {
-        EventLoops loops = EventLoops.create(NativeTransport.NIO, 1, "hang-test");
-        try (SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(CALL_TIMEOUT)
-                .eventLoops(loops).failIfNotConnected(true).build()) {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void syncCallOnTheClientsOwnEventLoopFailsAtOnceAndSendsNothing(NativeTransport kind) throws Exception {
+        Fixtures.on(kind);
+        EventLoops loops = EventLoops.create(kind, 1, "hang-test");
+        try (SluiceServer server = server(kind);
+             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(CALL_TIMEOUT)
+                     .eventLoops(loops).failIfNotConnected(true).build()) {
             DropService s = client.proxy(DropService.class);
             long start = System.nanoTime();
             CompletableFuture<String> onLoop = new CompletableFuture<>();

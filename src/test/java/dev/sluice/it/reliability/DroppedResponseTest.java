@@ -10,15 +10,16 @@ import dev.sluice.rpc.RpcException;
 import dev.sluice.rpc.RpcTimeoutException;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
-import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.NativeTransport;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 12 item 7: a response the server cannot deliver as produced is never dropped silently. It is counted in
@@ -72,20 +73,22 @@ class DroppedResponseTest {
         }
     }
 
-    private static SluiceServer server(DropServiceImpl impl) {
+    private static SluiceServer server(DropServiceImpl impl, NativeTransport kind) {
         return SluiceServer.builder().port(0)
-                .options(TransportOptions.builder().pendingBytesCap(CAP).build())
+                .options(Fixtures.on(kind).pendingBytesCap(CAP).build())
                 .register(DropService.class, impl).start();
     }
 
-    private static SluiceClient client(SluiceServer server) {
+    private static SluiceClient client(SluiceServer server, NativeTransport kind) {
         return SluiceClient.builder().address("127.0.0.1", server.port()).timeout(CALL_TIMEOUT)
+                .options(Fixtures.on(kind).build())
                 .failIfNotConnected(true).build();
     }
 
-    @Test
-    void responseOverThePendingBytesCapIsAnsweredWithAnErrorAtOnceAndCounted() {
-        try (SluiceServer server = server(new DropServiceImpl()); SluiceClient client = client(server)) {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void responseOverThePendingBytesCapIsAnsweredWithAnErrorAtOnceAndCounted(NativeTransport kind) {
+        try (SluiceServer server = server(new DropServiceImpl(), kind); SluiceClient client = client(server, kind)) {
             DropService s = client.proxy(DropService.class);
             long start = System.nanoTime();
             RpcException e = assertThrows(RpcException.class, () -> s.blob(4 * CAP));
@@ -102,9 +105,10 @@ class DroppedResponseTest {
         }
     }
 
-    @Test
-    void errorWhileEncodingAnAsyncResultIsAnsweredWithBadResponseAndCounted() throws Exception {
-        try (SluiceServer server = server(new DropServiceImpl()); SluiceClient client = client(server)) {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void errorWhileEncodingAnAsyncResultIsAnsweredWithBadResponseAndCounted(NativeTransport kind) throws Exception {
+        try (SluiceServer server = server(new DropServiceImpl(), kind); SluiceClient client = client(server, kind)) {
             DropService s = client.proxy(DropService.class);
             CompletableFuture<DropService.Unwritable> f = s.unwritableAsync();
             ExecutionException e = assertThrows(ExecutionException.class,
@@ -118,10 +122,11 @@ class DroppedResponseTest {
         }
     }
 
-    @Test
-    void responseToAConnectionThatClosedIsCounted() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void responseToAConnectionThatClosedIsCounted(NativeTransport kind) throws Exception {
         DropServiceImpl impl = new DropServiceImpl();
-        try (SluiceServer server = server(impl)) {
+        try (SluiceServer server = server(impl, kind)) {
             try (Socket raw = Fixtures.socket(server.port())) {
                 raw.getOutputStream().write(Wire.request(7, DropService.class, "hold", "late"));
                 raw.getOutputStream().flush();

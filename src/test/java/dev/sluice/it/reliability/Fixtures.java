@@ -1,5 +1,8 @@
 package dev.sluice.it.reliability;
 
+import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.netty.EventLoops;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
@@ -7,6 +10,7 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import org.junit.jupiter.api.Assumptions;
 
 /** Shared pieces of the reliability suite. */
 final class Fixtures {
@@ -42,5 +46,11 @@ final class Fixtures {
     static long directMemory() {
         long used = PlatformDependent.usedDirectMemory();
         return used >= 0 ? used : PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+    }
+
+    /** Transport options on {@code kind}; skips the test on a machine that does not have it. */
+    static TransportOptions.Builder on(NativeTransport kind) {
+        Assumptions.assumeTrue(EventLoops.resolve(kind) == kind, kind + " is not available on this machine");
+        return TransportOptions.builder().nativeTransport(kind);
     }
 }

@@ -26,7 +26,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -114,10 +113,12 @@ class ServerLimitsTest {
         }
     }
 
-    @Test
-    void connectionFloodFromOneAddressIsLimitedAndOtherAddressesAreServed() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void connectionFloodFromOneAddressIsLimitedAndOtherAddressesAreServed(NativeTransport kind) throws Exception {
         int perAddress = 3;
-        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl()).maxConnections(100, perAddress)
+        try (SluiceServer server =
+                server(new DroppedResponseTest.DropServiceImpl(), kind).maxConnections(100, perAddress)
                 .start()) {
             List<Socket> flood = new ArrayList<>();
             List<Socket> others = new ArrayList<>();
@@ -183,10 +184,11 @@ class ServerLimitsTest {
         }
     }
 
-    @Test
-    void steadyStreamOfSplitFramesIsNotMistakenForATrickle() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void steadyStreamOfSplitFramesIsNotMistakenForATrickle(NativeTransport kind) throws Exception {
         Duration frameTimeout = Duration.ofMillis(300);
-        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl()).frameTimeout(frameTimeout)
+        try (SluiceServer server = server(new DroppedResponseTest.DropServiceImpl(), kind).frameTimeout(frameTimeout)
                 .start();
              Socket raw = connect("127.0.0.1", server.port())) {
             raw.setSoTimeout(10_000);
@@ -237,12 +239,13 @@ class ServerLimitsTest {
         }
     }
 
-    @Test
-    void requestBytesPastTheQueueBudgetAreRefusedWithStatus100() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void requestBytesPastTheQueueBudgetAreRefusedWithStatus100(NativeTransport kind) throws Exception {
         DroppedResponseTest.DropServiceImpl impl = new DroppedResponseTest.DropServiceImpl();
         int budget = 64 * 1024;
         int argument = 20_000;
-        try (SluiceServer server = server(impl).threads(1, 1_000).queuedRequestBytes(budget).start();
+        try (SluiceServer server = server(impl, kind).threads(1, 1_000).queuedRequestBytes(budget).start();
              Socket raw = connect("127.0.0.1", server.port())) {
             raw.setSoTimeout(10_000);
             OutputStream out = raw.getOutputStream();

@@ -121,7 +121,7 @@ class StuckPeerTest {
     }
 
     /** Sends frames, each handed to the socket before the next, until the channel is unwritable. */
-    private static List<Probe> fillUntilUnwritable(NettyConnection c) throws Exception {
+    static List<Probe> fillUntilUnwritable(NettyConnection c) throws Exception {
         List<Probe> probes = new ArrayList<>();
         for (int i = 0; i < 4000; i++) {
             Probe probe = new Probe();
@@ -136,7 +136,7 @@ class StuckPeerTest {
     }
 
     /** Queues {@code n} more frames behind an unwritable channel: the drain leaves them in the queue. */
-    private static List<Probe> queueBehind(NettyConnection c, int n) throws Exception {
+    static List<Probe> queueBehind(NettyConnection c, int n) throws Exception {
         List<Probe> probes = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Probe probe = new Probe();

@@ -21,6 +21,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -29,7 +30,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -246,28 +246,56 @@ class TransportTest {
         }
     }
 
-    @Test
-    void everyQueuedSendFailsAtOnceWhenTheServerCloses() throws Exception {
-        CountDownLatch firstFrame = new CountDownLatch(1);
-        AtomicReference<Connection> serverSide = new AtomicReference<>();
-        TransportHandler closer = new TransportHandler() {
+    // D19/B16: the sends are really queued when the server closes. The server reads nothing (autoRead off, a 4 KiB
+    // receive buffer), so the client's socket buffers fill, its channel goes unwritable and the drain leaves the
+    // next sends in the write queue; then the server closes the connection.
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void everyQueuedSendFailsAtOnceWhenTheServerCloses(NativeTransport kind) throws Exception {
+        assumeAvailable(kind);
+        CompletableFuture<NettyConnection> serverSide = new CompletableFuture<>();
+        TransportHandler deaf = new TransportHandler() {
+            @Override
+            public void connected(Connection connection) {
+                NettyConnection c = (NettyConnection) connection;
+                c.channel().config().setAutoRead(false);
+                serverSide.complete(c);
+            }
+
             @Override
             public void received(Connection connection, Object message) {
                 ((ByteBuf) message).release();
-                serverSide.set(connection);
-                firstFrame.countDown();
             }
         };
         try (NettyServerTransport server = NettyServerTransport.builder().port(0).codec(TestFrames.INSTANCE)
-                .handler(closer).bind();
+                .options(TransportOptions.builder().nativeTransport(kind).socketBuffers(0, 4096).build())
+                .handler(deaf).bind();
              NettyClientTransport client = NettyClientTransport.builder().remote("127.0.0.1", server.port())
-                     .options(TransportOptions.builder().reconnect(false).build())
+                     .options(TransportOptions.builder().nativeTransport(kind).reconnect(false).build())
                      .codec(TestFrames.INSTANCE).handler((c, m) -> ((ByteBuf) m).release()).build()) {
-            Connection c = client.connect().get(10, TimeUnit.SECONDS);
-            c.send("hello").get(5, TimeUnit.SECONDS);
-            assertTrue(firstFrame.await(5, TimeUnit.SECONDS));
-            serverSide.get().close().get(5, TimeUnit.SECONDS);
+            NettyConnection c = (NettyConnection) client.connect().get(10, TimeUnit.SECONDS);
+            NettyConnection onServer = serverSide.get(10, TimeUnit.SECONDS);
+            List<WriteQueueTest.Probe> handedOver = StuckPeerTest.fillUntilUnwritable(c);
+            List<WriteQueueTest.Probe> queued = StuckPeerTest.queueBehind(c, 20);
+
+            long start = System.nanoTime();
+            onServer.close().get(5, TimeUnit.SECONDS);
             c.closeFuture().get(5, TimeUnit.SECONDS);
+            for (WriteQueueTest.Probe p : queued) {
+                assertTrue(p.done.await(5, TimeUnit.SECONDS), "no queued send left pending");
+                assertInstanceOf(ConnectionClosedException.class, p.failure.get());
+                assertFalse(((ConnectionClosedException) p.failure.get()).wasSent(), "still queued: not sent");
+                assertFalse(p.outcomeUnknown);
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis < 3_000, "failed at once, not by a timeout: " + tookMillis + " ms");
+            for (WriteQueueTest.Probe p : handedOver) {
+                assertTrue(p.done.await(5, TimeUnit.SECONDS), "no listener left pending");
+                if (p.failure.get() != null) {
+                    assertTrue(p.outcomeUnknown, "handed to the socket, then failed: unknown, never 'not sent'");
+                }
+            }
+            assertEquals(0, c.pendingBytes());
             ConnectionClosedException e = assertThrows(ConnectionClosedException.class, () -> c.send("late"));
             assertFalse(e.wasSent());
             assertThrows(ConnectionClosedException.class, client::connection);

@@ -1,4 +1,4 @@
-package dev.sluice.it.cluster;
+package dev.sluice.it.harness;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A provider's record of the calls it executed: one line per execution, the call id, appended to a file with one
+ * A server's record of the calls it executed: one line per execution, the call id, appended to a file with one
  * {@code write} per line and no buffering in the JVM. So the record survives what the scenario does to the
  * provider: a SIGKILL loses nothing already written (it sits in the kernel's page cache), and a provider frozen
  * with SIGSTOP writes the calls it runs after the thaw. The consumer side reads the files after the run
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Thread-safe: {@link #record} is called by the provider's service threads concurrently.
  */
-final class ExecutionLog implements AutoCloseable {
+public final class ExecutionLog implements AutoCloseable {
     private final FileChannel channel;
     private final AtomicLong count = new AtomicLong();
 
@@ -27,7 +27,7 @@ final class ExecutionLog implements AutoCloseable {
         this.channel = channel;
     }
 
-    static ExecutionLog open(Path file) {
+    public static ExecutionLog open(Path file) {
         try {
             return new ExecutionLog(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.APPEND));
@@ -37,7 +37,7 @@ final class ExecutionLog implements AutoCloseable {
     }
 
     /** Appends {@code callId}; returns once the line is in the kernel's hands. */
-    void record(long callId) {
+    public void record(long callId) {
         ByteBuffer line = ByteBuffer.wrap((callId + "\n").getBytes(StandardCharsets.US_ASCII));
         try {
             synchronized (channel) { // one whole line per write, never interleaved with another thread's
@@ -51,7 +51,7 @@ final class ExecutionLog implements AutoCloseable {
         count.incrementAndGet();
     }
 
-    long count() {
+    public long count() {
         return count.get();
     }
 
@@ -64,7 +64,7 @@ final class ExecutionLog implements AutoCloseable {
      * The call ids in {@code file}, one per execution, in the order they were recorded. A last line without its
      * newline (a write cut short, which a SIGKILL cannot do to a local file, but a full disk could) is ignored.
      */
-    static long[] read(Path file) {
+    public static long[] read(Path file) {
         try {
             if (!Files.exists(file)) {
                 return new long[0];
