@@ -314,7 +314,7 @@ public final class SluiceClient implements AutoCloseable {
      */
     private Object readResult(PendingCall call, DubboResponse response) {
         try {
-            return response.readValue(call.meta.valueType);
+            return response.takeValue(call.meta.valueType);
         } catch (DubboSerializationException e) {
             throw statusFailure(call, transport.remoteAddress(), DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(),
                     false, e);

@@ -361,7 +361,7 @@ public final class DubboDecoder implements FrameDecoder {
                         if (n == 0) {
                             throw new IllegalArgumentException("empty item");
                         }
-                        value = new DeferredValue(id, items.itemCopy(off, n), n, fastjson2Parser);
+                        value = new DeferredValue(id, items.pooledItemCopy(off, n), n, fastjson2Parser);
                         break;
                     }
                     Type type = resolver.returnType(id);
@@ -425,8 +425,10 @@ public final class DubboDecoder implements FrameDecoder {
                     } else {
                         // The value is the stream's first object, so its bytes stand alone: the waiting caller
                         // parses them. The attachments are read here, on their own when they stand alone too.
-                        value = new DeferredValue(id, Arrays.copyOfRange(body, starts[1], starts[2]),
-                                starts[2] - starts[1], hessian2Parser);
+                        int n = starts[2] - starts[1];
+                        byte[] copy = ItemArrays.take(n);
+                        System.arraycopy(body, starts[1], copy, 0, n);
+                        value = new DeferredValue(id, copy, n, hessian2Parser);
                         if (withAttachments) {
                             return DubboResponse.value(id, ser, value, deferredAttachments(body, starts, end));
                         }
