@@ -23,7 +23,7 @@ import org.apache.dubbo.benchmark.service.UserService;
 /**
  * Sluice's codec as {@code SluiceClient} and {@code SluiceServer} set it up: one {@link DubboEncoder}; a server-side
  * decoder whose resolver knows {@link UserService} (arguments decoded with the frame); a client-side decoder that
- * defers result values, which {@link DubboResponse#readValue} then parses as the caller does. Requests carry the
+ * defers result values, which {@link DubboResponse#takeValue} then parses as the caller does. Requests carry the
  * attachments a {@code SluiceClient} proxy sends; responses the provider's {@code {"dubbo":"2.0.2"}}. Buffers come
  * from the pooled allocator, sized by the encoder's hint, as the transport allocates them.
  */
@@ -105,7 +105,7 @@ public final class SluicePath implements CodecPath {
             throw new IllegalStateException("Sluice could not decode the response: " + r.errorMessage());
         }
         lastAttachments = r.attachments();
-        return r.readValue(valueType);
+        return r.takeValue(valueType); // as SluiceClient reads it: once, handing the bytes back
     }
 
     private Object decodeOne(FrameDecoder decoder, ByteBuf frame) {

@@ -6,9 +6,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Reusable byte arrays for the copies the codec makes of a value's bytes: the padded copy fastjson2 reads, and the
  * bytes a deferred result keeps until its caller parses them (the largest allocation of a client's response decode
  * after the values themselves, e.g. 3.5 KB of a listUser page). Arrays come in power-of-two sizes from 512 bytes to
- * 64 KiB, a bounded number of each (about 1.5 MB in all at most); larger requests get a fresh array of their own
- * size. An array is handed back with {@link #recycle} once nothing reads it any more; one that is never handed back
- * is simply collected, so losing one (a response nobody reads) costs nothing.
+ * 64 KiB, a bounded number of each (about 1.5 MB in all at most); requests under 256 bytes or over 64 KiB get a fresh
+ * array of their own size. An array is handed back with {@link #recycle} once nothing reads it any more; one that is
+ * never handed back is simply collected, so losing one (a response nobody reads) costs nothing.
  *
  * <p><b>Threads:</b> any. Arrays are taken on event loops and handed back on the threads that parse them; each size
  * keeps its arrays in slots that a thread claims with one atomic swap.
@@ -32,10 +32,14 @@ final class ItemArrays {
     private ItemArrays() {
     }
 
-    /** An array of at least {@code length} bytes; its content is unspecified (a reused array holds old bytes). */
+    /**
+     * An array of at least {@code length} bytes; its content is unspecified (a reused array holds old bytes). Below
+     * the smallest kept size, a fresh array of exactly {@code length}: a small copy is cheaper than a 512-byte array
+     * that may never come back.
+     */
     static byte[] take(int length) {
         int shift = shiftFor(length);
-        if (shift > MAX_SHIFT) {
+        if (shift > MAX_SHIFT || length < 1 << (MIN_SHIFT - 1)) {
             return new byte[length];
         }
         AtomicReferenceArray<byte[]> pool = POOLS[shift - MIN_SHIFT];
