@@ -91,7 +91,9 @@ public final class DubboDecoder implements FrameDecoder {
         // A context per parse: fastjson2 contexts are not meant to be shared by concurrent readers.
         this.fastjson2Parser = (bytes, n, type) -> Fastjson2Items.readItem(bytes, n, type,
                 new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
-        this.hessian2Parser = (bytes, n, type) -> hessian2.readValue(bytes, 0, n, type);
+        // The deferred bytes were walked by Hessian2Bounds with the whole body, as the stream's first value (nothing
+        // before it defines a class or a reference): read them without a second walk.
+        this.hessian2Parser = (bytes, n, type) -> Hessian2Values.read(hessian2.input(bytes, 0, n), type);
     }
 
     @Override
