@@ -126,7 +126,7 @@ final class PendingCalls {
      */
     Object readResult(PendingCall call, DubboResponse response) {
         try {
-            return response.readValue(call.meta.valueType);
+            return response.takeValue(call.meta.valueType);
         } catch (DubboSerializationException e) {
             throw statusFailure(call, remote, DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(), false, e);
         } catch (RuntimeException | Error e) { // NOPMD: a reader's Error must fail the call, not lose it

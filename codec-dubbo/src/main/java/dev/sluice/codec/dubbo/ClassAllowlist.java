@@ -127,7 +127,7 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
 
     private final Set<Class<?>> accepted = ConcurrentHashMap.newKeySet();
     private final Map<String, Class<?>> byName = new ConcurrentHashMap<>();
-    private final Map<Long, Class<?>> byHash = new ConcurrentHashMap<>();
+    private final LongClassMap byHash = new LongClassMap();
     private final Set<String> allowedNames = ConcurrentHashMap.newKeySet();
     private final List<String> allowedPrefixes = new CopyOnWriteArrayList<>();
     private final Set<Class<?>> registeredInterfaces = ConcurrentHashMap.newKeySet();

@@ -98,7 +98,9 @@ public final class DubboDecoder implements FrameDecoder {
         // A context per parse: fastjson2 contexts are not meant to be shared by concurrent readers.
         this.fastjson2Parser = (bytes, n, type) -> Fastjson2Items.readItem(bytes, n, type,
                 new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
-        this.hessian2Parser = (bytes, n, type) -> hessian2.readValue(bytes, 0, n, type);
+        // The deferred bytes were walked by Hessian2Bounds with the whole body, as the stream's first value (nothing
+        // before it defines a class or a reference): read them without a second walk.
+        this.hessian2Parser = (bytes, n, type) -> Hessian2Values.read(hessian2.input(bytes, 0, n), type);
     }
 
     @Override
@@ -379,7 +381,7 @@ public final class DubboDecoder implements FrameDecoder {
                         if (n == 0) {
                             throw new IllegalArgumentException("empty item");
                         }
-                        value = new DeferredValue(id, items.itemCopy(off, n), n, fastjson2Parser);
+                        value = new DeferredValue(id, items.pooledItemCopy(off, n), n, fastjson2Parser);
                         break;
                     }
                     Type type = resolver.returnType(id);
@@ -443,8 +445,10 @@ public final class DubboDecoder implements FrameDecoder {
                     } else {
                         // The value is the stream's first object, so its bytes stand alone: the waiting caller
                         // parses them. The attachments are read here, on their own when they stand alone too.
-                        value = new DeferredValue(id, Arrays.copyOfRange(body, starts[1], starts[2]),
-                                starts[2] - starts[1], hessian2Parser);
+                        int n = starts[2] - starts[1];
+                        byte[] copy = ItemArrays.take(n);
+                        System.arraycopy(body, starts[1], copy, 0, n);
+                        value = new DeferredValue(id, copy, n, hessian2Parser);
                         if (withAttachments) {
                             return DubboResponse.value(id, ser, value, deferredAttachments(body, starts, end));
                         }

@@ -193,6 +193,22 @@ public final class DubboResponse {
         return value;
     }
 
+    /**
+     * As {@link #readValue(Type)}, for a caller that reads the value once: the bytes of a deferred value are handed
+     * back to the decoders for reuse once it is parsed, so a client's response decode does not allocate a copy of
+     * each result. A value decoded with the frame is returned as is, as often as asked.
+     *
+     * @throws DubboSerializationException as {@link #readValue(Type)}
+     * @throws IllegalStateException when a deferred value was taken before (a later {@link #readValue(Type)} throws
+     *     it too)
+     */
+    public Object takeValue(java.lang.reflect.Type type) {
+        if (value instanceof DeferredValue) {
+            return ((DeferredValue) value).take(type);
+        }
+        return value;
+    }
+
     /** The business exception of flags 0/3, else {@code null}. */
     public Throwable exception() {
         return exception;

@@ -244,7 +244,12 @@ final class Fastjson2Items {
         if (isNullItem(buf, off, n, type)) {
             return null; // without copying the item
         }
-        return readItem(itemCopy(off, n), n, type, readContext);
+        byte[] copy = pooledItemCopy(off, n);
+        try {
+            return readItem(copy, n, type, readContext);
+        } finally {
+            ItemArrays.recycle(copy); // the value read never shares its bytes: strings and arrays are copied
+        }
     }
 
     /** The item {@code b[off, off + n)} is JSONB null, read as a type that may be null. */
@@ -293,6 +298,18 @@ final class Fastjson2Items {
     byte[] itemCopy(int off, int n) {
         byte[] copy = new byte[n + ITEM_PADDING];
         System.arraycopy(buf, off, copy, 0, n);
+        return copy;
+    }
+
+    /**
+     * As {@link #itemCopy}, in an array from {@link ItemArrays}: the item, then {@code ITEM_PADDING} zeros; what
+     * follows them is left from earlier use and never read (the item was bounds-checked token by token, and
+     * fastjson2's reads past a token end within the zeros).
+     */
+    byte[] pooledItemCopy(int off, int n) {
+        byte[] copy = ItemArrays.take(n + ITEM_PADDING);
+        System.arraycopy(buf, off, copy, 0, n);
+        java.util.Arrays.fill(copy, n, n + ITEM_PADDING, (byte) 0);
         return copy;
     }
 }

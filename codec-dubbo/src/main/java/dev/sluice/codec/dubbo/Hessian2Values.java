@@ -74,12 +74,6 @@ final class Hessian2Values {
         }
     }
 
-    /** Reads one whole value, {@code b[off, end)}, as {@code type}: the parse of a deferred result. */
-    Object readValue(byte[] b, int off, int end, Type type) {
-        Hessian2Bounds.values(b, off, end);
-        return read(input(b, off, end), type);
-    }
-
     /** Reads a map of attachments: Dubbo writes them as an untyped hessian2 map. */
     @SuppressWarnings("unchecked")
     static Map<String, Object> readAttachments(Hessian2Input in) {
