@@ -29,10 +29,12 @@ import org.slf4j.LoggerFactory;
  * <p>Two guards keep a slow or paused <em>client</em> from being taken for a stalled peer:
  * <ul>
  *   <li><b>Local pauses are not counted.</b> The checks measure how late they run (as jHiccup does). A check that
- *       runs more than half a period late means this event loop was held up (a GC pause, a starved CPU, a blocked
- *       loop): the time beyond one period is taken off the silence being judged, and that check judges nothing, so
- *       that what the peer sent meanwhile is read first. The silence judged is the time this client could have
- *       read, not the wall-clock time.</li>
+ *       runs more than half the stall timeout late means this event loop was held up (a GC pause, a starved CPU, a
+ *       blocked loop): the time beyond one period is taken off the silence being judged, and that check judges
+ *       nothing, so that what the peer sent meanwhile is read first. The silence judged is the time this client
+ *       could have read, not the wall-clock time. Lateness below that bound is the ordinary jitter of a busy
+ *       machine: were it a pause too, a loaded machine whose every check runs a little late would never judge at
+ *       all, and a frozen peer would go unnoticed exactly when load makes it likeliest.</li>
  *   <li><b>Never all at once.</b> The mark itself goes through {@link StallGuard}: at most half of the process's
  *       connections in use may be stalled at once, since most peers silent together points at this process or
  *       its host. A connection refused the mark stays available and probes again.</li>
@@ -153,7 +155,7 @@ final class StallDetector extends ChannelDuplexHandler {
             inUseAt = nonZero(now);
             wroteSinceCheck = false;
         }
-        if (gap > periodNanos + periodNanos / 2) {
+        if (gap > periodNanos + timeoutNanos / 2) {
             // This loop was held up itself (a GC pause, a starved CPU, a blocked loop): that time is not the peer's
             // silence, and what the peer sent meanwhile may be waiting in the socket, unread. Let the loop read it
             // before judging the peer: a later check decides.
