@@ -125,6 +125,9 @@ public final class Runner {
         Path out = s.out != null ? s.out
                 : Path.of("results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(out);
+        if (s.jfr != null) {
+            Files.createDirectories(out.resolve("jfr"));
+        }
 
         int total = 0;
         for (BenchTarget t : targets) {
@@ -202,7 +205,7 @@ public final class Runner {
                 try {
                     long t0 = System.nanoTime();
                     server = ServerProcess.start(target.name(), host, port, out.resolve("server-" + target.name()
-                            + ".log"));
+                            + ".log"), s.jvmFlags(out.resolve("jfr").resolve("server-" + target.name() + ".jfr")));
                     current.set(server);
                     server.awaitReady(host, port, Duration.ofSeconds(120));
                     progress.note(String.format(Locale.ROOT, "   server ready on %s:%d after %d ms", host, port,
@@ -215,7 +218,7 @@ public final class Runner {
                         clientLog.println("==== " + label);
                         try {
                             Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
-                                    options(s, run, target.name(), host, port), progress).run();
+                                    options(s, run, target.name(), host, port, out), progress).run();
                             all.addAll(results);
                             if (results.size() < run.benchmarks()) {
                                 failures.add(label + ": " + (run.benchmarks() - results.size())
@@ -400,7 +403,15 @@ public final class Runner {
     }
 
     private static org.openjdk.jmh.runner.options.Options options(Settings s, Run run, String target, String host,
-            int port) {
+            int port, Path out) throws IOException {
+        Path jfr = out.resolve("jfr");
+        if (s.jfr != null) {
+            Files.createDirectories(jfr);
+        }
+        // JMH forks one client JVM per method, all with the same flags: with several methods the last one's
+        // recording is what stays, so profile one method per run (--benchmarks).
+        String jfrName = "client-" + target + "-" + run.threads() + "t" + (run.async() ? "x" + run.inflight() : "")
+                + "-" + String.join("+", run.methods()) + ".jfr";
         Class<?> benchmark = run.async() ? AsyncUserServiceBenchmark.class : UserServiceBenchmark.class;
         ChainedOptionsBuilder b = new OptionsBuilder()
                 .include("^" + benchmark.getName().replace(".", "\\.") + "\\.("
@@ -416,7 +427,7 @@ public final class Runner {
                 .measurementIterations(s.iterations)
                 .measurementTime(TimeValue.seconds(s.seconds))
                 .timeUnit(TimeUnit.MILLISECONDS)
-                .jvmArgs(Settings.JVM_FLAGS.toArray(new String[0]))
+                .jvmArgs(s.jvmFlags(jfr.resolve(jfrName)).toArray(new String[0]))
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.NORMAL);
         if (run.async()) {

@@ -38,10 +38,11 @@ final class ServerProcess implements AutoCloseable {
         this.pump.start();
     }
 
-    static ServerProcess start(String target, String host, int port, Path log) throws IOException {
+    static ServerProcess start(String target, String host, int port, Path log, List<String> jvmFlags)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(Settings.JVM_FLAGS);
+        cmd.addAll(jvmFlags);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(ServerMain.class.getName());

@@ -47,6 +47,8 @@ final class Settings {
     int lockWaitMinutes = 30;
     /** --smoke without --benchmarks: hessian2 targets take {@link #SMOKE_SUBSET}, async runs {@link #SMOKE_ASYNC}. */
     boolean smokeSubset;
+    /** --jfr: JFR options (besides the file name) for every server and client JVM, or null for no recording. */
+    String jfr;
 
     static final String USAGE = String.join("\n",
             "usage: Runner [--smoke | --short | --full] [options]",
@@ -73,6 +75,11 @@ final class Settings {
             "  --no-gc            skip the gc profiler (bytes/op)",
             "  --verbose          show JMH's own output instead of one line per benchmark",
             "  --lock-wait MIN    wait at most MIN minutes for another JMH run to finish (default 30)",
+            "  --jfr OPTIONS      record JFR in every server and client JVM, e.g. 'settings=benchmark/layers.jfc,"
+                    + "delay=20s,duration=20s';",
+            "                     files go to OUT/jfr/server-TARGET.jfr and OUT/jfr/client-TARGET-THREADSt-METHOD.jfr"
+                    + " (read them with",
+            "                     JfrLayers); JMH forks a client JVM per method, so profile one method per run",
             "  --list             list the targets and whether they can run here",
             "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from"
                     + " DIR/jmh-result.json");
@@ -117,6 +124,7 @@ final class Settings {
                 case "--list" -> s.list = true;
                 case "--report" -> s.report = Path.of(value(args, ++i, a));
                 case "--lock-wait" -> s.lockWaitMinutes = Integer.parseInt(value(args, ++i, a));
+                case "--jfr" -> s.jfr = value(args, ++i, a);
                 case "-h", "--help" -> throw new UsageException(null);
                 default -> throw new UsageException("unknown argument: " + a);
             }
@@ -152,6 +160,18 @@ final class Settings {
             throw new UsageException("--no-sync leaves nothing to run; add --async");
         }
         return s;
+    }
+
+    /**
+     * The JVM flags of a server or client JVM: {@link #JVM_FLAGS}, plus a flight recording to {@code file} with
+     * --jfr.
+     */
+    List<String> jvmFlags(Path file) {
+        List<String> flags = new ArrayList<>(JVM_FLAGS);
+        if (jfr != null) {
+            flags.add("-XX:StartFlightRecording=filename=" + file.toAbsolutePath() + (jfr.isBlank() ? "" : "," + jfr));
+        }
+        return flags;
     }
 
     private void defaults(int wi, int wt, int mi, int mt, String threadList, String modeList) {
