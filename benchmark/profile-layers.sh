@@ -6,7 +6,8 @@
 # Runs ./bench.sh --no-build (build the jar first) at 32 threads for one method with a JFR recording in the server and
 # client JVMs (call timeout 5 s: the machine may be busy; benchmark/layers.jfc, from 30 s after each JVM starts, for 25 s: inside the measurement), and, when
 # `perf` is installed, `perf stat` on both JVMs for 20 s from 32 s after the client JVM starts (syscalls by kind,
-# context switches, task clock). Then prints JfrLayers' table for each recording, using the run's throughput.
+# context switches, task clock); with PERF=record, `perf record -g` instead (12 s), to be read with
+# benchmark/perf-kernel-split.py. Then prints JfrLayers' table for each recording, using the run's throughput.
 # Everything goes to OUT_DIR (jfr/, perf-*.txt, layers-*.txt, the benchmark's own files).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,8 +40,13 @@ watch_perf() {
     [[ -n "$client" && "$client" != "$seen" ]] || return 0
     seen="$client"
     sleep 32
-    perf stat -e "$EVENTS" -p "$server" -o "$OUT/perf-server-$target.txt" -- sleep 20 &
-    perf stat -e "$EVENTS" -p "$client" -o "$OUT/perf-client-$target.txt" -- sleep 20 &
+    if [[ "${PERF:-stat}" == record ]]; then
+      perf record -q -e cpu-clock -F 999 -g -p "$server" -o "$OUT/perf-server-$target.data" -- sleep 12 >/dev/null 2>&1 &
+      perf record -q -e cpu-clock -F 999 -g -p "$client" -o "$OUT/perf-client-$target.data" -- sleep 12 >/dev/null 2>&1 &
+    else
+      perf stat -e "$EVENTS" -p "$server" -o "$OUT/perf-server-$target.txt" -- sleep 20 &
+      perf stat -e "$EVENTS" -p "$client" -o "$OUT/perf-client-$target.txt" -- sleep 20 &
+    fi
     wait
   done
 }
@@ -63,3 +69,4 @@ for target in ${TARGETS//,/ }; do
   done
 done
 cat "$OUT/uptime.txt"
+if compgen -G "$OUT/perf-*.txt" >/dev/null; then python3 "$ROOT/benchmark/perf-per-call.py" "$OUT"; fi
