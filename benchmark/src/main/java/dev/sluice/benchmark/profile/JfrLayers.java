@@ -62,6 +62,7 @@ public final class JfrLayers {
         {"org.apache.dubbo.remoting.transport.codec.", "codec"},
         {"org.apache.dubbo.remoting.transport.CodecSupport", "codec"},
         {"org.apache.dubbo.remoting.transport.netty4.NettyCodecAdapter", "codec"},
+        {"org.apache.dubbo.remoting.transport.netty4.NettyBackedChannelBuffer", "codec"},
         {"org.apache.dubbo.remoting.buffer.", "codec"},
         {"org.apache.dubbo.remoting.telnet.", "codec"},
         {"org.apache.dubbo.rpc.protocol.dubbo.DubboCodec", "codec"},

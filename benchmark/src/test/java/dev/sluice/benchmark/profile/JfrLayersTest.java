@@ -35,6 +35,9 @@ class JfrLayersTest {
                 "dev.sluice.transport.dubbo.ByteBufChannelBuffer")));
         assertEquals("transport", JfrLayers.layer(List.of(
                 "org.apache.dubbo.remoting.transport.netty4.Netty4BatchWriteQueue")));
+        // each transport's ByteBuf view for Dubbo's codec counts as codec: the codec writes through it
+        assertEquals("codec", JfrLayers.layer(List.of("io.netty.buffer.PoolArena",
+                "org.apache.dubbo.remoting.transport.netty4.NettyBackedChannelBuffer")));
     }
 
     @Test
