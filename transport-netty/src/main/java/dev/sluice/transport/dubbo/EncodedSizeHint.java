@@ -10,13 +10,14 @@ package dev.sluice.transport.dubbo;
  *
  * <p>Grows at once to fit a larger frame (plus an eighth, rounded up to 64 bytes), and shrinks by a sixteenth per
  * smaller frame, so a few small frames between large ones do not undo the fit. Never below {@link #MIN} nor above
- * {@link #MAX}: a larger frame still grows its buffer as it is written.
+ * {@link #MAX}: a larger frame still grows its buffer as it is written, which costs little next to encoding that
+ * much, and one rare large frame cannot make every queued small frame hold a large buffer.
  *
  * <p>Thread-safe: every encoding thread reads and updates it; a lost update only makes one guess less fitting.
  */
 final class EncodedSizeHint {
     static final int MIN = 256;
-    static final int MAX = 1 << 20;
+    static final int MAX = 64 * 1024;
 
     private volatile int hint = MIN;
 

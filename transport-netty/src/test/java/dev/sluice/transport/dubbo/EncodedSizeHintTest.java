@@ -37,7 +37,7 @@ class EncodedSizeHintTest {
     @Test
     void neverReservesMoreThanTheMaximum() {
         EncodedSizeHint hint = new EncodedSizeHint();
-        hint.record(64 << 20);
+        hint.record(4 << 20);
         assertEquals(EncodedSizeHint.MAX, hint.get());
         assertEquals(EncodedSizeHint.MAX, EncodedSizeHint.fit(Integer.MAX_VALUE));
     }
