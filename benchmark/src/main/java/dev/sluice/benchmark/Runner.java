@@ -127,6 +127,9 @@ public final class Runner {
         Path out = s.out != null ? s.out
                 : Path.of("results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(out);
+        if (s.jfr != null) {
+            Files.createDirectories(out.resolve("jfr"));
+        }
 
         int total = 0;
         for (BenchTarget t : targets) {
@@ -420,6 +423,14 @@ public final class Runner {
             flags.addAll(Observe.recordInto(run == null ? Observe.serverDir(out, target.name())
                     : Observe.clientDir(out, target.name(), run.async() ? "a" + run.threads() + "x" + run.inflight()
                             : "t" + run.threads())));
+        }
+        if (s.jfr != null) {
+            Path jfr = Files.createDirectories(out.resolve("jfr"));
+            // JMH forks one client JVM per method, all with the same flags: with several methods the last one's
+            // recording is what stays, so profile one method per run (--benchmarks).
+            flags.addAll(s.jfrFlags(jfr.resolve(run == null ? "server-" + target.name() + ".jfr"
+                    : "client-" + target.name() + "-" + run.threads() + "t" + (run.async() ? "x" + run.inflight() : "")
+                            + "-" + String.join("+", run.methods()) + ".jfr")));
         }
         return flags;
     }

@@ -49,6 +49,8 @@ final class Settings {
     boolean observe;
     /** --smoke without --benchmarks: hessian2 targets take {@link #SMOKE_SUBSET}, async runs {@link #SMOKE_ASYNC}. */
     boolean smokeSubset;
+    /** --jfr: JFR options (besides the file name) for every server and client JVM, or null for no recording. */
+    String jfr;
 
     static final String USAGE = String.join("\n",
             "usage: Runner [--smoke | --short | --full] [options]",
@@ -78,6 +80,11 @@ final class Settings {
             "  --observe          record each server and client JVM with sluice.jfc (JFR) into DIR/jfr and add the"
                     + " write-batch",
             "                     chart (frames per write, queue wait) and table to the report",
+            "  --jfr OPTIONS      record JFR in every server and client JVM, e.g. 'settings=benchmark/layers.jfc,"
+                    + "delay=20s,duration=20s';",
+            "                     files go to OUT/jfr/server-TARGET.jfr and OUT/jfr/client-TARGET-THREADSt-METHOD.jfr"
+                    + " (read them with",
+            "                     JfrLayers); JMH forks a client JVM per method, so profile one method per run",
             "  --list             list the targets and whether they can run here",
             "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from"
                     + " DIR/jmh-result.json");
@@ -123,6 +130,7 @@ final class Settings {
                 case "--report" -> s.report = Path.of(value(args, ++i, a));
                 case "--lock-wait" -> s.lockWaitMinutes = Integer.parseInt(value(args, ++i, a));
                 case "--observe" -> s.observe = true;
+                case "--jfr" -> s.jfr = value(args, ++i, a);
                 case "-h", "--help" -> throw new UsageException(null);
                 default -> throw new UsageException("unknown argument: " + a);
             }
@@ -157,7 +165,29 @@ final class Settings {
         if (!s.sync && s.asyncLoads.isEmpty()) {
             throw new UsageException("--no-sync leaves nothing to run; add --async");
         }
+        if (s.observe && s.jfr != null) {
+            throw new UsageException("--observe and --jfr each start a flight recording in every JVM; choose one"
+                    + " (--observe records sluice.jfc, --jfr the settings you give)");
+        }
         return s;
+    }
+
+    /**
+     * The JVM flags of a server or client JVM: {@link #JVM_FLAGS}, plus a flight recording to {@code file} with
+     * --jfr.
+     */
+    List<String> jvmFlags(Path file) {
+        List<String> flags = new ArrayList<>(JVM_FLAGS);
+        flags.addAll(jfrFlags(file));
+        return flags;
+    }
+
+    /** With --jfr, the flag that records into {@code file}; else none. */
+    List<String> jfrFlags(Path file) {
+        if (jfr == null) {
+            return List.of();
+        }
+        return List.of("-XX:StartFlightRecording=filename=" + file.toAbsolutePath() + (jfr.isBlank() ? "" : "," + jfr));
     }
 
     private void defaults(int wi, int wt, int mi, int mt, String threadList, String modeList) {

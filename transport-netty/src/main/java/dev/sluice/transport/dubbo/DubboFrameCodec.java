@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.function.Function;
 import org.apache.dubbo.remoting.Codec2;
+import org.apache.dubbo.remoting.exchange.Request;
 import org.apache.dubbo.remoting.exchange.Response;
 import org.apache.dubbo.remoting.utils.PayloadDropper;
 
@@ -21,6 +22,9 @@ import org.apache.dubbo.remoting.utils.PayloadDropper;
  * carry the Dubbo channel whose URL Dubbo's codec reads ({@code payload}, serialization). Dubbo checks the
  * {@code payload} limit while encoding; a request above it fails on the caller's thread with
  * {@link DubboCodecException} (nothing queued, buffer released by the transport).
+ *
+ * <p>The buffer the transport allocates for a frame is sized by {@link EncodedSizeHint} from the frames before it, so
+ * the codec rarely has to grow it.
  *
  * <p>Decoders ({@link DubboFrameDecoder}) are per connection and run on its event loop.
  */
@@ -49,8 +53,34 @@ final class DubboFrameCodec implements Codec {
         return new DubboFrameDecoder(codec, payloadLimit, () -> channels.apply(connection));
     }
 
-    /** Runs on the sending thread; stateless. */
+    /**
+     * Runs on the sending threads; its only state is the size hints, one for requests and one for responses (their
+     * sizes differ: a client sends requests, a server responses, and both send heartbeats).
+     */
     private final class Encoder implements FrameEncoder {
+        private final EncodedSizeHint requests = new EncodedSizeHint();
+        private final EncodedSizeHint responses = new EncodedSizeHint();
+
+        @Override
+        public int sizeHint(Object message) {
+            EncodedSizeHint hint = hintFor(message);
+            return hint == null ? EncodedSizeHint.MIN : hint.get();
+        }
+
+        /** The hint for calls and their results; null for events (heartbeats, readonly) and anything else. */
+        private EncodedSizeHint hintFor(Object message) {
+            if (message instanceof OutboundMessage) {
+                Object m = ((OutboundMessage) message).message;
+                if (m instanceof Request) {
+                    return ((Request) m).isEvent() ? null : requests;
+                }
+                if (m instanceof Response) {
+                    return ((Response) m).isEvent() ? null : responses;
+                }
+            }
+            return null;
+        }
+
         @Override
         public void encode(Object message, ByteBuf out) {
             if (!(message instanceof OutboundMessage)) {
@@ -68,6 +98,10 @@ final class DubboFrameCodec implements Codec {
                 // ExchangeCodec could not encode the response, rewound the buffer and already sent a short error
                 // response (status 25/50) with the same id through the channel: queue nothing for this one.
                 throw new ResponseReplacedException();
+            }
+            EncodedSizeHint hint = hintFor(m);
+            if (hint != null) {
+                hint.record(out.writerIndex() - start);
             }
         }
     }
