@@ -52,7 +52,7 @@ enum Check {
     GRACEFUL_CLOSE(Pairing::dubboConsumer, "readonly.invoker-unavailable", "readonly.new-call-fails",
             "readonly.in-flight-complete", "readonly.close-finished"),
     /**
-     * A provider back on the same port: the {@code sluice} client, with {@code sluice.reconnect=true}, reconnects by
+     * A provider back on the same port: the {@code sluice} client, with {@code sluice.reconnect=fast}, reconnects by
      * itself (by default it keeps Dubbo's contract, as Dubbo's netty4 client does, and waits for Dubbo's 60 s
      * reconnect tick, too long for this suite).
      */

@@ -53,7 +53,7 @@ final class DubboConsumerSide implements ClientSide {
         refs.add(usersRef);
         // On the sluice client, the provider-restart check exercises Sluice's opt-in fast redial; Dubbo's contract
         // (redial only from its 60 s reconnect timer) is the default, tested by ReconnectContractTest.
-        Map<String, String> params = transporter.startsWith("sluice") ? Map.of("sluice.reconnect", "true") : Map.of();
+        Map<String, String> params = transporter.startsWith("sluice") ? Map.of("sluice.reconnect", "fast") : Map.of();
         node = DubboNodes.Consumer.start(APPLICATION, transporter, host, port, TIMEOUT_MS, params, false, refs);
     }
 

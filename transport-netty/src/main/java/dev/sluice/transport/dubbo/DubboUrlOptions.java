@@ -28,10 +28,12 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *   <tr><td>{@code sluice.native}</td><td>{@code nio} | {@code epoll} | {@code io_uring} | {@code auto}; else the
  *       system property of the same name; else epoll when the system property {@code netty.epoll.enable=true}
  *       (Dubbo's switch); else NIO. An unavailable native transport falls back to NIO.</td></tr>
- *   <tr><td>{@code sluice.reconnect}</td><td>client: whether the transport itself also redials with backoff (100 ms
- *       doubling to 5 s) after losing its connection or failing its first connect; off by default, so that only
- *       Dubbo's reconnect timer redials, as with Dubbo's own transports ({@code reconnect} is Dubbo's key for that
- *       timer). See {@link SluiceDubboClient}.</td></tr>
+ *   <tr><td>{@code sluice.reconnect}</td><td>client: {@code fast} (or {@code true}) makes the transport itself also
+ *       redial after losing its connection or failing its first connect, each wait drawn at random between 50 ms and
+ *       a ceiling that starts at 100 ms and doubles to 5 s (full jitter with a floor, so consumers that lost the
+ *       same provider do not redial in step); absent, {@code false} or {@code dubbo} (the default): only Dubbo's
+ *       reconnect timer redials, as with Dubbo's own transports ({@code reconnect} is Dubbo's key for that timer).
+ *       See {@link SluiceDubboClient}.</td></tr>
  *   <tr><td>{@code sluice.metrics}</td><td>a name: records the transport meters of this endpoint, tagged
  *       {@code transport=<name>}, in Micrometer's global registry ({@code Metrics.globalRegistry}, which Spring
  *       Boot's and Dubbo's own metrics use by default); endpoints with the same name share meters. Needs
@@ -84,11 +86,27 @@ final class DubboUrlOptions {
         }
         // Dubbo's contract: a client redials only from its reconnect timer (Dubbo's own `reconnect` key governs that
         // timer). Sluice's backoff redial, faster after a provider restart, is opt-in.
-        String own = url.getParameter(RECONNECT_KEY);
-        boolean reconnect = own != null && Boolean.parseBoolean(own.trim());
+        boolean reconnect = fastReconnect(url);
         String verify = url.getParameter(VERIFY_HOSTNAME_KEY);
         b.verifyHostname(verify != null && Boolean.parseBoolean(verify.trim()));
         return b.reconnect(reconnect).stallTimeout(stallTimeout(url)).build();
+    }
+
+    /** {@code sluice.reconnect=fast} (or {@code true}): the transport's own jittered backoff redial; else Dubbo's. */
+    static boolean fastReconnect(URL url) {
+        String own = url.getParameter(RECONNECT_KEY);
+        if (own == null) {
+            return false;
+        }
+        String v = own.trim().toLowerCase(java.util.Locale.ROOT);
+        if (v.equals("fast") || v.equals("true")) {
+            return true;
+        }
+        if (v.isEmpty() || v.equals("false") || v.equals("dubbo")) {
+            return false;
+        }
+        throw new IllegalArgumentException(RECONNECT_KEY + "=" + own + " is not one of fast, true, false or dubbo"
+                + " (fast: Sluice's jittered backoff redial as well as Dubbo's reconnect timer)");
     }
 
     private static TransportOptions.Builder common(URL url) {

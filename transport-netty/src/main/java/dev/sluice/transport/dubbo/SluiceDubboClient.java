@@ -48,9 +48,9 @@ import org.slf4j.LoggerFactory;
  *       timeout / 3), 60 s by default, and until the channel is back the cluster keeps the provider in its invalid
  *       list. This is the only redial by default, as with Dubbo's netty4 client: during a provider outage no consumer
  *       redials more often than its timer says.</li>
- *   <li>With {@code sluice.reconnect=true}, Sluice's transport also redials by itself with backoff (100 ms doubling
- *       to 5 s) as soon as the connection is lost or a first connect fails, so a restarted provider is usable again
- *       within about a second.</li>
+ *   <li>With {@code sluice.reconnect=fast}, Sluice's transport also redials by itself with jittered backoff (each
+ *       wait between 50 ms and a ceiling doubling from 100 ms to 5 s) as soon as the connection is lost or a first
+ *       connect fails, so a restarted provider is usable again within about a second.</li>
  * </ul>
  * There is no double reconnection: {@code NettyClientTransport.connect()} joins an attempt already under way and
  * cancels a scheduled one, and {@link #doConnect()} reuses a live transport connection instead of dialling again.

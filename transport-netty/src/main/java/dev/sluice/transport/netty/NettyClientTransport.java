@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A client holding one connection to one server. When the connection is lost (or the first connect fails) it
- * reconnects with exponential backoff until {@link #close()}, which cancels any pending attempt. Every message
+ * reconnects with exponential backoff, jittered ({@link #jitteredDelay}), until {@link #close()}, which cancels any
+ * pending attempt. Every message
  * queued on a lost connection fails at once with {@link ConnectionClosedException}.
  *
  * <p>Threads: public methods are thread-safe; connection bookkeeping runs under this object's monitor, and
@@ -213,7 +215,8 @@ public final class NettyClientTransport implements ClientTransport {
         if (closed || !options.reconnect() || reconnectTask != null || pending != null) {
             return;
         }
-        long delay = backoffMillis;
+        long delay = jitteredDelay(backoffMillis, options.reconnectInitialBackoff().toMillis(),
+                ThreadLocalRandom.current().nextDouble());
         backoffMillis = Math.min(options.reconnectMaxBackoff().toMillis(), backoffMillis * 2);
         log.debug("Reconnecting to {} in {} ms", remote, delay);
         try {
@@ -226,6 +229,18 @@ public final class NettyClientTransport implements ClientTransport {
         } catch (RuntimeException e) {
             log.debug("Could not schedule reconnect to {}", remote, e);
         }
+    }
+
+    /**
+     * The wait before the next redial: drawn uniformly ({@code random} in [0, 1)) between a floor of half the
+     * initial backoff and the current ceiling (the initial backoff, doubled per failed attempt up to the maximum).
+     * The spread is "full jitter" with a floor: clients that lost the same server at the same moment do not redial
+     * in step (a reconnect storm), and none redials sooner than the floor.
+     */
+    static long jitteredDelay(long ceilingMillis, long initialMillis, double random) {
+        long floor = Math.max(1, initialMillis / 2);
+        long ceiling = Math.max(floor, ceilingMillis);
+        return floor + (long) ((ceiling - floor) * random);
     }
 
     @Override

@@ -49,6 +49,11 @@ class DubboUrlOptionsTest {
         assertEquals(NativeTransport.IO_URING, client.nativeTransport());
         assertTrue(DubboUrlOptions.client(url("reconnect=false&sluice.reconnect=true")).reconnect());
         assertTrue(DubboUrlOptions.client(url("sluice.reconnect=true")).reconnect());
+        assertTrue(DubboUrlOptions.client(url("sluice.reconnect=fast")).reconnect());
+        assertFalse(DubboUrlOptions.client(url("sluice.reconnect=dubbo")).reconnect());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DubboUrlOptions.client(url("sluice.reconnect=often")));
+        assertTrue(e.getMessage().contains("sluice.reconnect=often"), e.getMessage());
         assertFalse(DubboUrlOptions.client(url("reconnect=true")).reconnect(), "Dubbo's key is for Dubbo's timer");
         assertEquals(Duration.ZERO, DubboUrlOptions.client(url("heartbeat=0")).readerIdle());
     }

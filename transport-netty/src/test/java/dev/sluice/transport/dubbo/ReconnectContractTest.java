@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 10: inside Dubbo, Dubbo's reconnect contract rules. A Dubbo client redials only from its reconnect timer
  * (every max(least-reconnect-duration, idle timeout / 3), 60 s by default); the {@code sluice} Transporter's own
- * backoff redial (100 ms doubling to 5 s) is an explicit option, {@code sluice.reconnect=true}. The case that made
- * storms: a client created with {@code check=false} before its server exists, whose provider then appears.
+ * backoff redial (jittered, 50 ms up to a ceiling doubling from 100 ms to 5 s) is an explicit option,
+ * {@code sluice.reconnect=fast}. The case that made storms: a client created with {@code check=false} before its
+ * server exists, whose provider then appears.
  */
 @Timeout(60)
 class ReconnectContractTest {
@@ -96,10 +97,10 @@ class ReconnectContractTest {
     @Test
     void sluiceReconnectTrueRedialsWithBackoff() throws Exception {
         int port = freePort();
-        Client client = clientBeforeItsServer(port, "&sluice.reconnect=true");
+        Client client = clientBeforeItsServer(port, "&sluice.reconnect=fast");
         try (CountingServer provider = new CountingServer(port)) {
             assertTrue(provider.first.await(WINDOW_MILLIS + 5_000, TimeUnit.MILLISECONDS),
-                    "with sluice.reconnect=true the transport redials by itself");
+                    "with sluice.reconnect=fast the transport redials by itself");
         } finally {
             client.close();
         }
