@@ -44,6 +44,10 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * {@link UserServiceBenchmark} through the JMH API in a forked client JVM for each thread count, then writes
  * {@code jmh-result.json}, {@code summary.json}, {@code summary.md} and {@code chart.svg} and prints the table.
  * Usually started by {@code bench.sh}, which builds the jar and provides a network namespace.
+ *
+ * <p>Over 400 lines because it is the run's one sequence, read top to bottom: targets, server JVMs, JMH options
+ * (including the recording flags of {@code --observe} and {@code --jfr}), the time estimate and the report steps.
+ * Parsing lives in {@link Settings}, rendering in {@code report}, recording set-up in {@link Observe}.
  */
 public final class Runner {
 
