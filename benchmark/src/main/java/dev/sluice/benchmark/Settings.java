@@ -172,16 +172,6 @@ final class Settings {
         return s;
     }
 
-    /**
-     * The JVM flags of a server or client JVM: {@link #JVM_FLAGS}, plus a flight recording to {@code file} with
-     * --jfr.
-     */
-    List<String> jvmFlags(Path file) {
-        List<String> flags = new ArrayList<>(JVM_FLAGS);
-        flags.addAll(jfrFlags(file));
-        return flags;
-    }
-
     /** With --jfr, the flag that records into {@code file}; else none. */
     List<String> jfrFlags(Path file) {
         if (jfr == null) {
