@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * looks at the queue once more (and at the pool state). With sequentially consistent atomics one of the two always
  * sees the other: either the submitter sees a searcher or a parked worker to wake, or the worker sees the task.
  * A worker that exits on keep-alive checks the queue after it has left the thread count, and a thread that claimed
- * the wake-up but found no worker to wake checks the queue and the parked set after giving the claim back (a worker
- * may have parked, and a submitter skipped its wake-up, while the claim was held), for the same reason.
+ * the wake-up but found no worker to wake checks the queue, the parked set and the thread count after giving the
+ * claim back (while the claim was held a worker may have parked, or left, and a submitter or the leaving worker
+ * skipped its wake-up), for the same reason.
  *
  * <p><b>Growth.</b> {@code core} = min(maximum, max(2, available processors)) workers are started on demand. Beyond
  * that, the monitor (sampling every {@link #DEFAULT_STALL_NANOS} while work is queued, backing off to every 10 ms
@@ -190,8 +191,9 @@ final class ServicePool extends AbstractExecutorService {
 
     /**
      * The caller holds one count of {@link #searching} on behalf of the worker it wakes or starts; if it finds none,
-     * it gives the count back. While it held the count, a submitter may have skipped its own wake-up and a worker
-     * may have parked without seeing that submitter's task, so after giving the count back it looks at both once more.
+     * it gives the count back. While it held the count, a submitter may have skipped its own wake-up, and a worker
+     * may have parked without seeing that submitter's task, or left the pool and skipped its own look at the queue,
+     * so after giving the count back it looks at the queue, the parked set and the thread count once more.
      */
     private boolean handOverSearch(int limit) {
         for (;;) {
@@ -201,13 +203,19 @@ final class ServicePool extends AbstractExecutorService {
                 LockSupport.unpark(w.thread);
                 return true;
             }
+            boolean startFailed = false;
             if (reserveThread(limit)) {
                 if (startWorker()) {
                     return true;
                 }
+                startFailed = true;
             }
             searching.decrementAndGet();
-            if (queue.isEmpty() || parked.isEmpty() || !searching.compareAndSet(0, 1)) {
+            // Look again at both ways a worker could have become available while we held the count: one parked, or
+            // one left (threads below the limit: a worker that exits after we read the count, sees work queued and
+            // finds the wake-up claimed by us, starts nobody). A failed thread start does not retry the latter.
+            boolean canStart = !startFailed && threads.get() < limit;
+            if (queue.isEmpty() || (parked.isEmpty() && !canStart) || !searching.compareAndSet(0, 1)) {
                 return false;
             }
         }

@@ -54,17 +54,29 @@ class ServicePoolTest {
     @ParameterizedTest(name = "max {0} threads")
     @ValueSource(ints = {1, 4})
     void everyTaskRunsWhenProducersRaceParkingWorkers(int max) throws Exception {
-        raceProducers("race-park", max, MINUTE, 3_000);
+        raceProducers("race-park", max, MINUTE, 3_000, 150_000);
     }
 
     /** As above with a keep-alive of 20 µs: workers keep exiting (and new ones starting) while producers submit. */
     @ParameterizedTest(name = "max {0} threads")
     @ValueSource(ints = {1, 4})
     void everyTaskRunsWhenProducersRaceWorkersExpiring(int max) throws Exception {
-        raceProducers("race-expire", max, TimeUnit.MICROSECONDS.toNanos(20), 3_000);
+        raceProducers("race-expire", max, TimeUnit.MICROSECONDS.toNanos(20), 3_000, 150_000);
     }
 
-    private static void raceProducers(String name, int max, long keepAlive, int iterations) throws Exception {
+    /**
+     * One worker at most and a keep-alive of 1 ns: the worker leaves as soon as its spin ends, and producers submit
+     * just around that moment (0-40 µs after the queue drained; the spin lasts 20 µs). A submitter that claims the
+     * wake-up while the leaving worker still counts as live cannot start a new one, and the leaving worker, finding
+     * the wake-up claimed, starts none either; one of them must look again once the other is done.
+     */
+    @Test
+    void everyTaskRunsWhenASubmitterRacesTheLastWorkerLeaving() throws Exception {
+        raceProducers("race-leave", 1, 1, 20_000, 40_000);
+    }
+
+    private static void raceProducers(String name, int max, long keepAlive, int iterations, long maxDelayNanos)
+            throws Exception {
         ServicePool pool = new ServicePool(name, max, 1_000, keepAlive, 0);
         int producers = 3;
         int perProducer = 3;
@@ -79,7 +91,7 @@ class ServicePoolTest {
                     for (int i = 0; i < iterations; i++) {
                         start.await();
                         CountDownLatch latch = done.get();
-                        long delay = ThreadLocalRandom.current().nextLong(150_000); // 0-150 µs: spin, park, exit
+                        long delay = ThreadLocalRandom.current().nextLong(maxDelayNanos); // spin, park or exit
                         long until = System.nanoTime() + delay;
                         while (System.nanoTime() - until < 0) {
                             Thread.onSpinWait();
