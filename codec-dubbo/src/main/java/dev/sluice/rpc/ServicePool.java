@@ -27,8 +27,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Hand-off.</b> Tasks go to one lock-free FIFO, bounded by count ({@code queueCapacity}; beyond it
  * {@code execute} throws {@link RejectedExecutionException}). A worker that finishes a task takes the next one
  * directly. A worker that finds the queue empty becomes <em>searching</em>; if it is the only searcher it spins for
- * {@link #SPIN_NANOS} (with {@link Thread#onSpinWait()}) before it parks, so a call arriving within that time costs no
- * wake-up. {@code execute} wakes a parked worker (or starts one, up to the <em>core</em> count) only when no worker is
+ * up to {@link #SPIN_NANOS} (with {@link Thread#onSpinWait()}) before it parks, so a call arriving within that time
+ * costs no wake-up. The spin adapts: a spin that finds nothing halves the next one (down to none below
+ * {@link #MIN_SPIN_NANOS}), and a parked worker handed a task sooner than the full spin after it parked restores it,
+ * since spinning would have caught that task. So calls that come faster than a spin keep it, while calls that come
+ * further apart (one caller waiting for each answer) stop burning a core the caller's own threads need.
+ * {@code execute} wakes a parked worker (or starts one, up to the <em>core</em> count) only when no worker is
  * searching, and the woken worker counts as searching from the moment it is chosen, so a burst of N calls wakes one
  * worker, not N. A searcher that takes a task and leaves no other searcher behind wakes the next worker if work is
  * still queued, so a burst fans out across workers one wake-up at a time.
@@ -67,6 +71,8 @@ final class ServicePool extends AbstractExecutorService {
 
     /** How long the only searching worker spins for work before it parks. */
     static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    /** A spin budget halved below this is not worth spinning: the next worker parks at once. */
+    static final long MIN_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
     /** No task started for this long while work is queued and no worker searches: the monitor adds a worker. */
     static final long DEFAULT_STALL_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
     /** With every worker runnable, a stall must last this many times {@code stallNanos} before the pool grows. */
@@ -86,6 +92,12 @@ final class ServicePool extends AbstractExecutorService {
     private final int queueCapacity;
     private final long keepAliveNanos;
     private final long stallNanos;
+    private final long maxSpinNanos;
+    /**
+     * The next spin's length, adapted (see the class doc). Written without coordination by any worker: it is a hint,
+     * and a lost update only makes one spin longer or shorter.
+     */
+    private volatile long spinNanos;
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** Tasks in {@link #queue}; reserved before the offer so the capacity is never exceeded. */
@@ -109,10 +121,18 @@ final class ServicePool extends AbstractExecutorService {
      *     never grows beyond its core and a lost wake-up would show as a task that never runs)
      */
     ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos) {
-        if (max < 1 || queueCapacity < 1 || keepAliveNanos <= 0 || stallNanos < 0) {
+        this(name, max, queueCapacity, keepAliveNanos, stallNanos, SPIN_NANOS);
+    }
+
+    /** As above, with the longest spin {@code maxSpinNanos} instead of {@link #SPIN_NANOS} (tests). */
+    ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos, long maxSpinNanos) {
+        if (max < 1 || queueCapacity < 1 || keepAliveNanos <= 0 || stallNanos < 0 || maxSpinNanos < 0) {
             throw new IllegalArgumentException("max threads " + max + " and queue capacity " + queueCapacity
-                    + " must be >= 1, keep-alive " + keepAliveNanos + " ns > 0, stall " + stallNanos + " ns >= 0");
+                    + " must be >= 1, keep-alive " + keepAliveNanos + " ns > 0, stall " + stallNanos
+                    + " ns and spin " + maxSpinNanos + " ns >= 0");
         }
+        this.maxSpinNanos = maxSpinNanos;
+        this.spinNanos = maxSpinNanos;
         this.name = Objects.requireNonNull(name, "name");
         this.max = max;
         this.core = coreThreads(max);
@@ -150,6 +170,16 @@ final class ServicePool extends AbstractExecutorService {
     /** Tasks waiting for a worker. */
     int queuedTasks() {
         return queued.get();
+    }
+
+    /** Workers parked for want of work. */
+    int parkedWorkers() {
+        return parked.size();
+    }
+
+    /** How long the next searching worker will spin before it parks. */
+    long spinNanos() {
+        return spinNanos;
     }
 
     @Override
@@ -199,6 +229,7 @@ final class ServicePool extends AbstractExecutorService {
         for (;;) {
             Worker w = parked.pollFirst();
             if (w != null) {
+                w.signalledAt = System.nanoTime();
                 w.signalled = true;
                 LockSupport.unpark(w.thread);
                 return true;
@@ -256,6 +287,8 @@ final class ServicePool extends AbstractExecutorService {
         volatile Thread thread;
         /** Set by the thread that removed this worker from {@link #parked}; it then holds a search count for us. */
         volatile boolean signalled;
+        /** When a submitter chose this parked worker (0 if shutdown woke it); published by {@link #signalled}. */
+        long signalledAt;
         /** Tasks this worker has started; written by the worker only, read by the monitor. */
         volatile long started;
 
@@ -311,12 +344,13 @@ final class ServicePool extends AbstractExecutorService {
             }
         }
 
-        /** Spins for work if this is the only searcher. */
+        /** Spins for work if this is the only searcher, for the current adaptive budget; a fruitless spin halves it. */
         private Runnable spin() {
-            if (searching.get() > 1) {
+            long budget = spinNanos;
+            if (budget == 0 || searching.get() > 1) {
                 return null;
             }
-            long deadline = System.nanoTime() + SPIN_NANOS;
+            long deadline = System.nanoTime() + budget;
             do {
                 Thread.onSpinWait();
                 Runnable task = queue.poll();
@@ -324,6 +358,8 @@ final class ServicePool extends AbstractExecutorService {
                     return task;
                 }
             } while (System.nanoTime() - deadline < 0 && state == RUNNING);
+            long half = budget / 2;
+            spinNanos = half < MIN_SPIN_NANOS ? 0 : half;
             return null;
         }
 
@@ -345,6 +381,8 @@ final class ServicePool extends AbstractExecutorService {
          */
         private int park() {
             signalled = false;
+            signalledAt = 0;
+            long parkedAt = System.nanoTime();
             parked.addFirst(this);
             searching.decrementAndGet();
             // Publish-then-look: a submitter that enqueued before we registered saw no parked worker.
@@ -361,6 +399,10 @@ final class ServicePool extends AbstractExecutorService {
                     return unpark(waitSignal());
                 }
                 LockSupport.parkNanos(ServicePool.this, left);
+            }
+            long at = signalledAt;
+            if (at != 0 && at - parkedAt < maxSpinNanos) {
+                spinNanos = maxSpinNanos; // a full spin would have caught this task without the wake-up
             }
             return unpark(WOKEN);
         }
@@ -477,6 +519,7 @@ final class ServicePool extends AbstractExecutorService {
         Worker w;
         while ((w = parked.pollFirst()) != null) {
             searching.incrementAndGet();
+            w.signalledAt = 0;
             w.signalled = true;
             LockSupport.unpark(w.thread);
         }

@@ -72,7 +72,59 @@ class ServicePoolTest {
      */
     @Test
     void everyTaskRunsWhenASubmitterRacesTheLastWorkerLeaving() throws Exception {
-        raceProducers("race-leave", 1, 1, 20_000, 40_000);
+        raceProducers("race-leave", 1, 1, 5_000, 40_000);
+    }
+
+    /**
+     * Calls that come further apart than the spin (each one only after the worker has parked and the whole spin time
+     * has passed): every spin finds nothing, so the spin halves each time until the worker parks at once. Then a call
+     * that comes right after the worker parked (well within the longest spin) restores the full spin.
+     */
+    @Test
+    void theSpinShrinksToNoneForCallsFurtherApartAndComesBackForCallsSooner() throws Exception {
+        String name = "adapt";
+        long longest = TimeUnit.MILLISECONDS.toNanos(20);
+        ServicePool pool = new ServicePool(name, 1, 100, MINUTE, 0, longest);
+        try {
+            assertEquals(longest, pool.spinNanos());
+            int calls = 0;
+            long previous = longest;
+            while (pool.spinNanos() > 0) {
+                assertTrue(++calls <= 40, "the spin never reached zero: " + pool.spinNanos() + " ns after " + calls);
+                runOne(pool);
+                awaitParked(pool);
+                long now = pool.spinNanos();
+                assertTrue(now < previous, "a fruitless spin of " + previous + " ns left the next at " + now + " ns");
+                previous = now;
+                long until = System.nanoTime() + longest; // the next call comes later than any spin could last
+                while (System.nanoTime() - until < 0) {
+                    Thread.onSpinWait();
+                }
+            }
+            // 20 ms halved down to under 1 µs: 15 fruitless spins
+            assertEquals(15, calls, "calls until the worker stopped spinning");
+            runOne(pool); // comes long after the park: no spin would have caught it
+            assertEquals(0, pool.spinNanos(), "a call later than the longest spin restored it");
+            awaitParked(pool);
+            runOne(pool); // the worker parked moments ago
+            assertEquals(longest, pool.spinNanos(), "a call a spin would have caught restores the full spin");
+        } finally {
+            terminate(pool, name);
+        }
+    }
+
+    private static void runOne(ServicePool pool) throws InterruptedException {
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown);
+        assertTrue(ran.await(10, TimeUnit.SECONDS), "task never ran: " + pool);
+    }
+
+    private static void awaitParked(ServicePool pool) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pool.parkedWorkers() == 0) {
+            assertTrue(System.nanoTime() - deadline < 0, "the worker never parked: " + pool);
+            Thread.yield();
+        }
     }
 
     private static void raceProducers(String name, int max, long keepAlive, int iterations, long maxDelayNanos)
