@@ -78,7 +78,7 @@ public final class SluiceTarget implements BenchTarget {
             case METRICS -> ", Micrometer transport meters and call timers bound (SimpleMeterRegistry)";
         };
         return "standalone SluiceServer / SluiceClient (no Dubbo), dubbo protocol, " + serialization.dubboName()
-                + ", defaults" + ServicePools.selected().describe() + with;
+                + ", defaults" + ServicePools.selected().describe() + CallbackExecutors.selected().describe() + with;
     }
 
     public Serialization serialization() {
@@ -114,7 +114,18 @@ public final class SluiceTarget implements BenchTarget {
         };
     }
 
-    private SluiceClient client(ClientConfig config) {
+    /** A client and what to shut down after it ({@link CallbackExecutors}). */
+    private record Built(SluiceClient client, Runnable afterClose) {
+        void close() {
+            try {
+                client.close();
+            } finally {
+                afterClose.run();
+            }
+        }
+    }
+
+    private Built client(ClientConfig config) {
         SluiceClient.Builder builder = SluiceClient.builder()
                 .address(config.host(), config.port())
                 .timeout(Duration.ofMillis(config.timeoutMillis()))
@@ -126,13 +137,14 @@ public final class SluiceTarget implements BenchTarget {
                             .observer(MicrometerTransportObserver.create(registry, "client", 0.5, 0.99)).build())
                     .intercept(MicrometerInterceptor.create(registry, 0.5, 0.99));
         }
-        return builder.build();
+        Runnable afterClose = CallbackExecutors.selected().apply(builder);
+        return new Built(builder.build(), afterClose);
     }
 
     @Override
     public Client connect(ClientConfig config) {
-        SluiceClient client = client(config);
-        UserService proxy = client.proxy(UserService.class);
+        Built client = client(config);
+        UserService proxy = client.client().proxy(UserService.class);
         return new Client() {
             @Override
             public UserService service() {
@@ -148,8 +160,8 @@ public final class SluiceTarget implements BenchTarget {
 
     @Override
     public AsyncClient connectAsync(ClientConfig config) {
-        SluiceClient client = client(config);
-        AsyncUserService proxy = client.proxy(AsyncUserService.class);
+        Built client = client(config);
+        AsyncUserService proxy = client.client().proxy(AsyncUserService.class);
         return new AsyncClient() {
             @Override
             public AsyncUserService service() {
