@@ -7,6 +7,7 @@ import static dev.sluice.it.conformance.Checks.require;
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.TcpConnections;
 import dev.sluice.it.rpc.model.TypesService;
+import dev.sluice.it.rpc.model.UserServiceAnswers;
 import dev.sluice.rpc.RpcException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -324,7 +325,7 @@ final class ConnectionChecks {
         });
         long recoverMs = millisSince(t1);
         for (int i = 0; i < 4; i++) {
-            String problem = UserServiceChecks.oneCall(users, 1000 + i);
+            String problem = UserServiceAnswers.oneCall(users, 1000 + i);
             require(problem == null, "after reconnect: " + problem);
         }
         return new Object[] {"failMs", failMs, "recoverMs", recoverMs};

@@ -54,6 +54,7 @@ class Dubbo27ConsumerInteropTest {
             "dev/sluice/it/rpc/model/Box",
             "dev/sluice/it/rpc/model/Color",
             "dev/sluice/it/rpc/model/InsufficientFundsException",
+            "dev/sluice/it/rpc/model/UserServiceAnswers",
             "org/apache/dubbo/benchmark/service/UserService",
             "org/apache/dubbo/benchmark/service/UserServiceServerImpl",
             "org/apache/dubbo/benchmark/bean/User",

@@ -6,6 +6,7 @@ import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.Item;
 import dev.sluice.it.rpc.model.TypesChecks;
 import dev.sluice.it.rpc.model.TypesService;
+import dev.sluice.it.rpc.model.UserServiceAnswers;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -17,17 +18,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.dubbo.benchmark.bean.Page;
-import org.apache.dubbo.benchmark.bean.User;
 import org.apache.dubbo.benchmark.service.UserService;
-import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 import org.apache.dubbo.common.Version;
 import org.apache.dubbo.common.utils.NetUtils;
 import org.apache.dubbo.config.ApplicationConfig;
@@ -56,7 +53,6 @@ import org.apache.dubbo.rpc.service.EchoService;
  */
 public final class Dubbo27ConsumerScenario {
     private static final String APPLICATION = "sluice-dubbo27-consumer";
-    private static final UserServiceServerImpl EXPECTED = new UserServiceServerImpl();
     private static final List<String> ATTACHMENT_VALUES = List.of("", "caf\u00e9 \u00e4", "\u8ffd\u8e2a-\ud83d\ude00",
             "a".repeat(48), "b".repeat(3000));
     private static final int LOAD_THREADS = 32;
@@ -260,21 +256,11 @@ public final class Dubbo27ConsumerScenario {
 
     /** dubbo-benchmark's four methods once with every field compared, then a concurrent mix, every answer checked. */
     private static void users(UserService users) {
-        check(Dubbo27Checks.USERS_EXIST, () -> {
-            require(users.existUser("7"), "existUser(\"7\") is false");
-            require(!users.existUser("3"), "existUser(\"3\") is true");
-            require(users.existUser(""), "existUser(\"\") is false");
-        });
-        check(Dubbo27Checks.USERS_CREATE, () -> require(users.createUser(EXPECTED.getUser(42)),
+        check(Dubbo27Checks.USERS_EXIST, () -> requireRight(UserServiceAnswers.exist(users)));
+        check(Dubbo27Checks.USERS_CREATE, () -> require(users.createUser(UserServiceAnswers.expectedUser(42)),
                 "createUser returned false"));
-        check(Dubbo27Checks.USERS_GET, () -> {
-            String problem = checkUser(users.getUser(7), 7, "");
-            require(problem == null, problem);
-        });
-        check(Dubbo27Checks.USERS_LIST, () -> {
-            String problem = checkPage(users.listUser(3), 3);
-            require(problem == null, problem);
-        });
+        check(Dubbo27Checks.USERS_GET, () -> requireRight(UserServiceAnswers.user(users.getUser(7), 7, "")));
+        check(Dubbo27Checks.USERS_LIST, () -> requireRight(UserServiceAnswers.page(users.listUser(3), 3)));
         measure(Dubbo27Checks.USERS_LOAD, () -> {
             AtomicInteger errors = new AtomicInteger();
             AtomicReference<String> first = new AtomicReference<>();
@@ -288,7 +274,7 @@ public final class Dubbo27ConsumerScenario {
                         for (int n = base; n < base + LOAD_CALLS_PER_THREAD; n++) {
                             String problem;
                             try {
-                                problem = oneCall(users, n);
+                                problem = UserServiceAnswers.oneCall(users, n);
                             } catch (RuntimeException e) {
                                 problem = e.toString();
                             }
@@ -310,60 +296,6 @@ public final class Dubbo27ConsumerScenario {
             return new Object[] {"calls", calls, "threads", LOAD_THREADS, "errors", errors.get(),
                     "wallms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)};
         });
-    }
-
-    private static String oneCall(UserService users, int n) {
-        switch (n % 4) {
-            case 0:
-                boolean expected = EXPECTED.existUser(String.valueOf(n));
-                return users.existUser(String.valueOf(n)) == expected ? null : "existUser(" + n + ") is not "
-                        + expected;
-            case 1:
-                return users.createUser(EXPECTED.getUser(n)) ? null : "createUser returned false";
-            case 2:
-                return checkUser(users.getUser(n), n, "");
-            default:
-                return checkPage(users.listUser(n), n);
-        }
-    }
-
-    /** Null when {@code value} is the User {@link UserServiceServerImpl} builds for {@code id}, else what differs. */
-    private static String checkUser(Object value, long id, String suffix) {
-        if (!(value instanceof User)) {
-            return "expected a User, got " + (value == null ? "null" : value.getClass().getName() + " " + value);
-        }
-        User u = (User) value;
-        User e = EXPECTED.getUser(id);
-        if (u.getId() != id
-                || !Objects.equals(e.getName() + suffix, u.getName())
-                || u.getSex() != e.getSex()
-                || !Objects.equals(e.getBirthday(), u.getBirthday())
-                || !Objects.equals(e.getEmail() + suffix, u.getEmail())
-                || !Objects.equals(e.getMobile() + suffix, u.getMobile())
-                || !Objects.equals(e.getAddress() + suffix, u.getAddress())
-                || !Objects.equals(e.getIcon() + suffix, u.getIcon())
-                || !Objects.equals(e.getPermissions(), u.getPermissions())
-                || u.getStatus() != e.getStatus()
-                || u.getCreateTime() == null
-                || !Objects.equals(u.getCreateTime(), u.getUpdateTime())) {
-            return "user " + id + " differs: got " + u + ", expected like " + e;
-        }
-        return null;
-    }
-
-    private static String checkPage(Page<User> page, int pageNo) {
-        if (page == null || page.getPageNo() != pageNo || page.getTotal() != 1000 || page.getResult() == null
-                || page.getResult().size() != 15) {
-            return "page " + pageNo + " wrong: " + (page == null ? "null" : "pageNo=" + page.getPageNo() + " total="
-                    + page.getTotal() + " result=" + page.getResult());
-        }
-        for (int i = 0; i < 15; i++) {
-            String problem = checkUser(page.getResult().get(i), i, String.valueOf(i));
-            if (problem != null) {
-                return "page " + pageNo + " item " + i + ": " + problem;
-            }
-        }
-        return null;
     }
 
     /**
@@ -500,5 +432,9 @@ public final class Dubbo27ConsumerScenario {
         if (!condition) {
             throw new AssertionError(message);
         }
+    }
+
+    private static void requireRight(String problem) {
+        require(problem == null, problem);
     }
 }

@@ -1,7 +1,10 @@
 package dev.sluice.it.interop;
 
 import com.alibaba.fastjson2.JSON;
+import com.alibaba.fastjson2.JSONArray;
+import com.alibaba.fastjson2.JSONObject;
 import dev.sluice.codec.dubbo.TestValues;
+import dev.sluice.codec.dubbo.UntypedKinds;
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.rpc.Serialization;
@@ -12,16 +15,12 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.ServiceConfig;
@@ -60,9 +59,6 @@ public final class UntypedValuesScenario {
     /** Every result this scenario reports. */
     static final List<String> CHECKS = checks();
 
-    private static final String JSON_TEXT = "{\"id\":7,\"tags\":[\"a\",\"b\",{\"deep\":[1,2.5,null]}],"
-            + "\"owner\":{\"name\":\"n\",\"roles\":[]},\"ok\":true,\"none\":null}";
-
     private UntypedValuesScenario() {
     }
 
@@ -77,36 +73,12 @@ public final class UntypedValuesScenario {
         return Collections.unmodifiableList(names);
     }
 
-    /** Each kind of value a provider may hold for an untyped position, by name; built anew per call. */
+    /**
+     * Each kind of value a provider may hold for an untyped position, by name; built anew per call. The same list as
+     * the codec's unit test {@code UntypedValuesTest}.
+     */
     static Map<String, Object> kinds() {
-        Map<String, Object> v = new LinkedHashMap<>();
-        v.put("JSONObject", JSON.parseObject(JSON_TEXT)); // fastjson2's JSONObject, holding JSONObject and JSONArray
-        v.put("JSONArray", JSON.parseArray("[1,\"s\",[],{\"a\":[true]}]"));
-        v.put("LinkedHashMap", new LinkedHashMap<>(Map.of("a", 1)));
-        v.put("TreeMap", new TreeMap<>(Map.of("b", "c", "a", 2L)));
-        v.put("Arrays$ArrayList", Arrays.asList(1, "two", null));
-        v.put("LinkedList", new LinkedList<>(List.of("l")));
-        v.put("unmodifiableList", Collections.unmodifiableList(new ArrayList<>(List.of(1, 2))));
-        v.put("unmodifiableList(LinkedList)", Collections.unmodifiableList(new LinkedList<>(List.of(3))));
-        v.put("unmodifiableCollection", Collections.unmodifiableCollection(new ArrayList<>(List.of("c"))));
-        v.put("unmodifiableSet", Collections.unmodifiableSet(new HashSet<>(Set.of("u"))));
-        v.put("unmodifiableSortedSet", Collections.unmodifiableSortedSet(new TreeSet<>(Set.of(2, 1))));
-        v.put("unmodifiableMap", Collections.unmodifiableMap(new HashMap<>(Map.of("u", 1))));
-        v.put("unmodifiableSortedMap", Collections.unmodifiableSortedMap(new TreeMap<>(Map.of("s", 1))));
-        v.put("singletonList", Collections.singletonList("one"));
-        v.put("singleton", Collections.singleton(7));
-        v.put("singletonMap", Collections.singletonMap("k", "v"));
-        v.put("emptyList", Collections.emptyList());
-        v.put("emptyMap", Collections.emptyMap());
-        v.put("HashSet", new HashSet<>(Set.of("h1", "h2")));
-        v.put("LinkedHashSet", new LinkedHashSet<>(List.of("a", "b")));
-        v.put("TreeSet", new TreeSet<>(Set.of(3, 1)));
-        v.put("List.of", List.of(1, 2, 3));
-        v.put("Map.of", Map.of("m", "n"));
-        v.put("Object[] of arrays", new Object[] {new Object[] {1, "a"}, new int[] {1, 2}, new String[] {"s"}});
-        v.put("int[][]", new int[][] {{1}, {2, 3}});
-        v.put("String[][]", new String[][] {{"a"}, {}});
-        return v;
+        return UntypedKinds.values();
     }
 
     /** The provider: echoes what it read and remembers it, so the scenario can see what Dubbo made of it. */
@@ -219,9 +191,9 @@ public final class UntypedValuesScenario {
             return echoed(sent, back, provider, false);
         });
         check(s + "." + PARSED_JSON, () -> {
-            Map<String, Object> back = service.parse(JSON_TEXT);
+            Map<String, Object> back = service.parse(UntypedKinds.JSON_TEXT);
             require(back instanceof LinkedHashMap, "a JSONObject arrived as " + className(back));
-            same(JSON.parseObject(JSON_TEXT), back, "parsed JSON");
+            same(JSON.parseObject(UntypedKinds.JSON_TEXT), back, "parsed JSON");
             return new Object[] {"read", classes(back)};
         });
         check(s + "." + KINDS_MAP, () -> {
@@ -240,9 +212,9 @@ public final class UntypedValuesScenario {
                 try {
                     Object back = service.kind(kind);
                     same(expected.get(kind), back, kind);
-                    if (kind.equals("JSONObject")) {
+                    if (expected.get(kind) instanceof JSONObject) {
                         require(back.getClass() == LinkedHashMap.class, "a JSONObject arrived as " + className(back));
-                    } else if (kind.equals("JSONArray")) {
+                    } else if (expected.get(kind) instanceof JSONArray) {
                         require(back.getClass() == ArrayList.class, "a JSONArray arrived as " + className(back));
                     }
                 } catch (RuntimeException | AssertionError e) {

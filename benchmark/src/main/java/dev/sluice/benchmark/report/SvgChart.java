@@ -12,8 +12,6 @@ import java.util.function.ToDoubleFunction;
  */
 public final class SvgChart {
 
-    private static final String[] COLORS = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-        "#b07aa1", "#ff9da7"};
     private static final int PANEL_W = 560;
     private static final int PANEL_H = 320;
     private static final int GAP = 20;
@@ -41,22 +39,8 @@ public final class SvgChart {
         int height = LEGEND_H + loads.size() * (PANEL_H + GAP) + GAP;
 
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                        + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
-                width, height, width, height));
-        svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height));
-        svg.append(String.format(Locale.ROOT,
-                "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
-                GAP, esc(title)));
-        int lx = GAP;
-        for (int i = 0; i < targets.size(); i++) {
-            svg.append(String.format(Locale.ROOT,
-                    "<rect x=\"%d\" y=\"36\" width=\"14\" height=\"14\" fill=\"%s\"/>"
-                            + "<text x=\"%d\" y=\"48\">%s</text>\n",
-                    lx, COLORS[i % COLORS.length], lx + 18, esc(targets.get(i))));
-            lx += 30 + 8 * targets.get(i).length();
-        }
+        Svg.open(svg, width, height, GAP, title);
+        Svg.legend(svg, targets, GAP, 36);
 
         int y = LEGEND_H;
         for (Row.Load t : loads) {
@@ -97,7 +81,7 @@ public final class SvgChart {
                 "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#dddddd\"/>\n", PANEL_W,
                 PANEL_H));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"18\" font-weight=\"bold\">%s</text>\n", 8,
-                esc(title)));
+                Svg.esc(title)));
         for (double v = 0; v <= top_ + step / 2; v += step) {
             double py = top + plotH - v / top_ * plotH;
             svg.append(String.format(Locale.ROOT,
@@ -115,7 +99,7 @@ public final class SvgChart {
             double gx = left + m * groupW + groupW * 0.1;
             svg.append(String.format(Locale.ROOT,
                     "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", left + m * groupW + groupW / 2,
-                    top + plotH + 18, esc(methods.get(m))));
+                    top + plotH + 18, Svg.esc(methods.get(m))));
             for (int t = 0; t < targets.size(); t++) {
                 Row row = find(report, targets.get(t), methods.get(m), load);
                 double v = row == null ? Double.NaN : value.applyAsDouble(row);
@@ -128,8 +112,8 @@ public final class SvgChart {
                 svg.append(String.format(Locale.ROOT,
                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                                 + "<title>%s %s: %s</title></rect>\n",
-                        bx, by, Math.max(1, barW - 2), h, COLORS[t % COLORS.length], esc(targets.get(t)),
-                        esc(methods.get(m)), label(v)));
+                        bx, by, Math.max(1, barW - 2), h, Svg.color(t), Svg.esc(targets.get(t)),
+                        Svg.esc(methods.get(m)), label(v)));
                 double e = error.applyAsDouble(row);
                 if (!Double.isNaN(e) && e > 0) {
                     double cx = bx + (barW - 2) / 2;
@@ -173,9 +157,5 @@ public final class SvgChart {
             return String.format(Locale.ROOT, "%.1f", v);
         }
         return String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

@@ -11,7 +11,6 @@ import java.util.TreeSet;
  * waited, one bar per target. Client side only: the requests, which every Sluice target queues the same way.
  */
 public final class WriteBatchChart {
-    private static final String[] COLORS = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948"};
     private static final int PANEL_W = 560;
     private static final int PANEL_H = 300;
     private static final int GAP = 20;
@@ -35,24 +34,11 @@ public final class WriteBatchChart {
         int width = GAP + 2 * (PANEL_W + GAP);
         int height = HEAD_H + threads.size() * (PANEL_H + GAP) + GAP;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                        + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
-                width, height, width, height));
-        svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height));
-        svg.append(String.format(Locale.ROOT,
-                "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
-                GAP, esc(title)));
+        Svg.open(svg, width, height, GAP, title);
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"40\" fill=\"#555555\">%s</text>\n", GAP,
-                esc("Client JVMs (requests), every method, warm-up included; from dev.sluice.WriteBatch JFR events."
+                Svg.esc("Client JVMs (requests), every method, warm-up included; from dev.sluice.WriteBatch JFR events."
                         + " raw queues its requests like sluice.")));
-        int lx = GAP;
-        for (int i = 0; i < targets.size(); i++) {
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"54\" width=\"14\" height=\"14\" fill=\"%s\"/>"
-                    + "<text x=\"%d\" y=\"66\">%s</text>\n", lx, COLORS[i % COLORS.length], lx + 18,
-                    esc(targets.get(i))));
-            lx += 30 + 8 * targets.get(i).length();
-        }
+        Svg.legend(svg, targets, GAP, 54);
         int y = HEAD_H;
         for (int t : threads) {
             List<WriteBatches.Series> row = new ArrayList<>();
@@ -113,7 +99,7 @@ public final class WriteBatchChart {
                 PANEL_H));
         svg.append(String.format(Locale.ROOT,
                 "<text x=\"8\" y=\"18\" font-weight=\"bold\" font-size=\"11\">%s</text>\n",
-                esc(title)));
+                Svg.esc(title)));
         for (int v = 0; v <= 100; v += 20) {
             double py = top + plotH - v / 100.0 * plotH;
             svg.append(String.format(Locale.ROOT,
@@ -128,20 +114,16 @@ public final class WriteBatchChart {
         for (int b = 0; b < labels.length; b++) {
             double gx = left + b * groupW + groupW * 0.1;
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">"
-                    + "%s</text>\n", left + b * groupW + groupW / 2, top + plotH + 16, esc(labels[b])));
+                    + "%s</text>\n", left + b * groupW + groupW / 2, top + plotH + 16, Svg.esc(labels[b])));
             for (int i = 0; i < shares.length; i++) {
                 double h = shares[i][b] / 100.0 * plotH;
                 svg.append(String.format(Locale.ROOT,
                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                                 + "<title>%.1f%%</title></rect>\n",
-                        gx + i * barW, top + plotH - h, Math.max(1, barW - 1), h, COLORS[i % COLORS.length],
+                        gx + i * barW, top + plotH - h, Math.max(1, barW - 1), h, Svg.color(i),
                         shares[i][b]));
             }
         }
         svg.append("</g>\n");
-    }
-
-    private static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

@@ -26,16 +26,11 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -73,69 +68,13 @@ class UntypedValuesTest {
         }
     }
 
-    /** What a provider that read {@code {"k":1,"m":{"x":"y"},"l":[1,"s"]}} untyped holds (fastjson2 made it). */
-    private static JSONObject jsonObject() {
-        JSONObject inner = new JSONObject();
-        inner.put("x", "y");
-        JSONArray list = new JSONArray();
-        list.add(1);
-        list.add("s");
-        JSONObject o = new JSONObject();
-        o.put("k", 1);
-        o.put("m", inner);
-        o.put("l", list);
-        return o;
-    }
-
-    private static JSONArray jsonArray() {
-        JSONObject o = new JSONObject();
-        o.put("a", new JSONArray(List.of(true)));
-        JSONArray a = new JSONArray();
-        a.add(1);
-        a.add("s");
-        a.add(new JSONArray());
-        a.add(o);
-        a.add(null);
-        return a;
-    }
-
-    /** Each kind of value a real provider may write for an untyped position, by name. */
+    /** Each kind of value a real provider may write for an untyped position ({@link UntypedKinds}), by name. */
     static Map<String, Object> values() {
-        Map<String, Object> v = new LinkedHashMap<>();
-        v.put("JSONObject", jsonObject());
-        v.put("JSONArray", jsonArray());
-        v.put("empty JSONObject", new JSONObject());
-        v.put("LinkedHashMap", new LinkedHashMap<>(Map.of("a", 1)));
-        v.put("TreeMap", new TreeMap<>(Map.of("b", "c", "a", 2L)));
-        v.put("HashMap", new HashMap<>(Map.of("h", 1.5d)));
-        v.put("Arrays$ArrayList", Arrays.asList(1, "two", null));
-        v.put("ArrayList", new ArrayList<>(List.of(1, 2)));
-        v.put("LinkedList", new LinkedList<>(List.of("l")));
-        v.put("unmodifiableList", Collections.unmodifiableList(new ArrayList<>(List.of(1, 2))));
-        v.put("unmodifiableList(LinkedList)", Collections.unmodifiableList(new LinkedList<>(List.of(3))));
-        v.put("unmodifiableCollection", Collections.unmodifiableCollection(new ArrayList<>(List.of("c"))));
-        v.put("unmodifiableSet", Collections.unmodifiableSet(new HashSet<>(Set.of("u"))));
-        v.put("unmodifiableSortedSet", Collections.unmodifiableSortedSet(new TreeSet<>(Set.of(2, 1))));
-        v.put("unmodifiableMap", Collections.unmodifiableMap(new HashMap<>(Map.of("u", 1))));
-        v.put("unmodifiableSortedMap", Collections.unmodifiableSortedMap(new TreeMap<>(Map.of("s", 1))));
-        v.put("singletonList", Collections.singletonList("one"));
-        v.put("singleton", Collections.singleton(7));
-        v.put("singletonMap", Collections.singletonMap("k", "v"));
-        v.put("emptyList", Collections.emptyList());
-        v.put("emptySet", Collections.emptySet());
-        v.put("emptyMap", Collections.emptyMap());
-        v.put("HashSet", new HashSet<>(Set.of("h1", "h2")));
-        v.put("LinkedHashSet", new LinkedHashSet<>(List.of("a", "b")));
-        v.put("TreeSet", new TreeSet<>(Set.of(3, 1)));
-        v.put("List.of", List.of(1, 2, 3));
-        v.put("Map.of", Map.of("m", "n"));
-        v.put("Object[] of arrays", new Object[] {new Object[] {1, "a"}, new int[] {1, 2}, new String[] {"s"}});
-        v.put("int[][]", new int[][] {{1}, {2, 3}});
-        v.put("String[][]", new String[][] {{"a"}, {}});
+        Map<String, Object> v = UntypedKinds.values();
         // A Map<String, Object> result holding one of each, nested: the shape of the reported failure.
         Map<String, Object> all = new LinkedHashMap<>(v);
-        JSONObject nested = jsonObject();
-        nested.put("deeper", jsonArray());
+        JSONObject nested = UntypedKinds.jsonObject();
+        nested.put("deeper", UntypedKinds.jsonArray());
         all.put("nested", nested);
         v.put("Map of all", all);
         return v;
@@ -266,13 +205,13 @@ class UntypedValuesTest {
     @Test
     void fastjson2ContainersAreReadAsTheJdkMapAndList() {
         for (Ser ser : Ser.values()) {
-            Object o = Codecs.decodeOne(client(Object.class), response(ser, 21L, jsonObject()));
+            Object o = Codecs.decodeOne(client(Object.class), response(ser, 21L, UntypedKinds.jsonObject()));
             LinkedHashMap<?, ?> map = assertInstanceOf(LinkedHashMap.class, ((DubboResponse) o).value(), ser::name);
             assertEquals(List.of("k", "m", "l"), new ArrayList<>(map.keySet()), "insertion order kept");
             assertInstanceOf(LinkedHashMap.class, map.get("m"));
             assertInstanceOf(ArrayList.class, map.get("l"));
-            Object a = ((DubboResponse) Codecs.decodeOne(client(Object.class), response(ser, 22L, jsonArray())))
-                    .value();
+            Object a = ((DubboResponse) Codecs.decodeOne(client(Object.class),
+                    response(ser, 22L, UntypedKinds.jsonArray()))).value();
             assertInstanceOf(ArrayList.class, a, ser::name);
         }
     }
