@@ -48,6 +48,10 @@ abstract class DubboEndpointHandler implements TransportHandler {
     @Override
     public final void received(Connection connection, Object message) {
         SluiceChannel ch = channel(connection);
+        CallClock calls = ch.calls();
+        if (calls != null) {
+            calls.received(message); // a server's two-way request: its clock starts
+        }
         try {
             endpoint.received(ch, message);
         } catch (Throwable t) {
@@ -69,6 +73,10 @@ abstract class DubboEndpointHandler implements TransportHandler {
     public final void disconnected(Connection connection, Throwable cause) {
         SluiceChannel ch = channel(connection);
         closed(ch);
+        CallClock calls = ch.calls();
+        if (calls != null) {
+            calls.closed(); // before Dubbo fails the calls of this channel
+        }
         try {
             endpoint.disconnected(ch);
         } catch (Throwable t) {

@@ -37,7 +37,8 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *   <tr><td>{@code sluice.metrics}</td><td>a name: records the transport meters of this endpoint, tagged
  *       {@code transport=<name>}, in Micrometer's global registry ({@code Metrics.globalRegistry}, which Spring
  *       Boot's and Dubbo's own metrics use by default); endpoints with the same name share meters. Needs
- *       {@code io.micrometer:micrometer-core} on the class path; absent (the default), nothing is recorded.</td></tr>
+ *       {@code io.micrometer:micrometer-core} on the class path; absent (the default), nothing is recorded. Also
+ *       records per-call timers, {@code sluice.calls} (see {@link CallClock}, {@link MicrometerCallMeters}).</td></tr>
  *   <tr><td>{@code sluice.pending-bytes}</td><td>the most bytes a connection may have queued for writing and not yet
  *       written (default 64 MiB): past it a send fails at once ({@code PendingBytesExceededException}, sizes in the
  *       message) instead of queueing without bound behind a peer that does not read. On a provider, a consumer that
@@ -110,7 +111,7 @@ final class DubboUrlOptions {
     }
 
     private static TransportOptions.Builder common(URL url) {
-        String metrics = url.getParameter(METRICS_KEY);
+        String metrics = metricsName(url);
         TransportOptions.Builder b = TransportOptions.builder();
         long pendingBytes = url.getParameter(PENDING_BYTES_KEY, 0L);
         if (pendingBytes < 0) {
@@ -121,11 +122,35 @@ final class DubboUrlOptions {
             b.pendingBytesCap(pendingBytes);
         }
         return b
-                .observer(metrics == null || metrics.isBlank() ? null : micrometer(metrics.trim()))
+                .observer(metrics == null ? null : micrometer(metrics))
                 .payloadLimit(url.getParameter(Constants.PAYLOAD_KEY, Constants.DEFAULT_PAYLOAD))
                 .connectTimeout(Duration.ofMillis(
                         url.getPositiveParameter(Constants.CONNECT_TIMEOUT_KEY, Constants.DEFAULT_CONNECT_TIMEOUT)))
                 .nativeTransport(nativeTransport(url));
+    }
+
+    /** The {@code sluice.metrics} name, trimmed, or null when absent or blank (nothing is recorded). */
+    static String metricsName(URL url) {
+        String metrics = url.getParameter(METRICS_KEY);
+        return metrics == null || metrics.isBlank() ? null : metrics.trim();
+    }
+
+    /**
+     * The per-call timers of one side with {@code sluice.metrics} set, else null. Loads the Micrometer binding only
+     * then; a clear error when Micrometer is not there.
+     */
+    static CallMeters callMeters(URL url, boolean client) {
+        String name = metricsName(url);
+        if (name == null) {
+            return null;
+        }
+        try {
+            return MicrometerCallMeters.global(client);
+        } catch (LinkageError e) {
+            throw new IllegalStateException(METRICS_KEY + "=" + name + " records Micrometer meters, but"
+                    + " io.micrometer:micrometer-core is not on the class path (" + e + "); add it or remove "
+                    + METRICS_KEY, e);
+        }
     }
 
     /** Loads the Micrometer binding only here, when asked for; a clear error when Micrometer is not there. */

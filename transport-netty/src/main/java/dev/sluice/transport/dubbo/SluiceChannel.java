@@ -41,13 +41,17 @@ final class SluiceChannel extends AbstractChannel {
     /** The client this connection belongs to, or null on a server (see {@link #equals}). */
     private final SluiceDubboClient client;
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    /** The per-call timers of this connection, or null without {@code sluice.metrics}. */
+    private final CallClock calls;
     private volatile InetSocketAddress remoteAddress;
     private volatile InetSocketAddress localAddress;
 
-    private SluiceChannel(Connection connection, URL url, ChannelHandler endpoint, SluiceDubboClient client) {
+    private SluiceChannel(Connection connection, URL url, ChannelHandler endpoint, SluiceDubboClient client,
+            CallMeters callMeters) {
         super(url, endpoint);
         this.connection = connection;
         this.client = client;
+        this.calls = callMeters == null ? null : new CallClock(connection, callMeters, client != null, url);
     }
 
     /**
@@ -58,6 +62,15 @@ final class SluiceChannel extends AbstractChannel {
      * @param client the owning client, or null for a server's connection
      */
     static SluiceChannel of(Connection connection, URL url, ChannelHandler endpoint, SluiceDubboClient client) {
+        return of(connection, url, endpoint, client, null);
+    }
+
+    /**
+     * As {@link #of(Connection, URL, ChannelHandler, SluiceDubboClient)}, timing calls in {@code callMeters} (null:
+     * no per-call timers) when this creates the channel.
+     */
+    static SluiceChannel of(Connection connection, URL url, ChannelHandler endpoint, SluiceDubboClient client,
+            CallMeters callMeters) {
         Object existing = connection.attribute(KEY);
         if (existing != null) {
             return (SluiceChannel) existing;
@@ -67,7 +80,7 @@ final class SluiceChannel extends AbstractChannel {
             if (existing != null) {
                 return (SluiceChannel) existing;
             }
-            SluiceChannel created = new SluiceChannel(connection, url, endpoint, client);
+            SluiceChannel created = new SluiceChannel(connection, url, endpoint, client, callMeters);
             connection.attribute(KEY, created);
             return created;
         }
@@ -80,6 +93,11 @@ final class SluiceChannel extends AbstractChannel {
 
     Connection connection() {
         return connection;
+    }
+
+    /** This connection's per-call timers, or null without {@code sluice.metrics}. */
+    CallClock calls() {
+        return calls;
     }
 
     @Override
@@ -111,16 +129,29 @@ final class SluiceChannel extends AbstractChannel {
     public void send(Object message, boolean sent) throws RemotingException {
         super.send(message, sent); // throws when this channel was closed
         OutboundMessage out = new OutboundMessage(this, message, sent && !inEventLoop());
+        CallClock calls = this.calls;
+        if (calls != null) {
+            calls.sending(message); // a client's two-way request: its clock starts
+        }
         try {
             connection.send(out, out);
         } catch (ResponseReplacedException e) {
-            return; // Dubbo's codec already sent the error response in its place
+            return; // Dubbo's codec already sent the error response in its place (and that one stopped the clock)
         } catch (DubboCodecException e) {
+            if (calls != null) {
+                calls.sent(message, false);
+            }
             throw new RemotingException(this, "Failed to send message " + PayloadDropper.getRequestWithoutData(message)
                     + " to " + getRemoteAddress() + ", cause: " + e.getCause().getMessage(), e.getCause());
         } catch (RuntimeException e) {
+            if (calls != null) {
+                calls.sent(message, false);
+            }
             throw new RemotingException(this, "Failed to send message " + PayloadDropper.getRequestWithoutData(message)
                     + " to " + getRemoteAddress() + ", cause: " + e.getMessage(), e);
+        }
+        if (calls != null) {
+            calls.sent(message, true); // a server's response: its request's clock stops
         }
         if (out.awaited()) {
             awaitWrite(out);

@@ -69,15 +69,18 @@ final class SluiceDubboClient extends AbstractClient {
     private SharedClientLoops.Lease loops;
     /** The channel of the newest connection (kept after it closes, as Dubbo's netty4 client keeps its channel). */
     private volatile SluiceChannel latest;
+    /** Per-call timers ({@code sluice.metrics}), or null. */
+    private CallMeters callMeters;
 
     SluiceDubboClient(URL url, ChannelHandler handler) throws RemotingException {
-        super(url, wrapChannelHandler(url, handler));
+        super(url, wrapChannelHandler(url, ResponseClock.wrap(url, handler)));
     }
 
     @Override
     protected void doOpen() {
         URL url = getUrl();
         TransportOptions options = DubboUrlOptions.client(url);
+        callMeters = DubboUrlOptions.callMeters(url, true);
         loops = SharedClientLoops.acquire(options.nativeTransport(), options.ioThreads());
         DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel);
         transport = NettyClientTransport.builder()
@@ -92,7 +95,7 @@ final class SluiceDubboClient extends AbstractClient {
     }
 
     private SluiceChannel channel(Connection connection) {
-        return SluiceChannel.of(connection, getUrl(), this, this);
+        return SluiceChannel.of(connection, getUrl(), this, this, callMeters);
     }
 
     /** Called under AbstractClient's connect lock, only when {@link #isConnected()} is false. Blocks. */

@@ -57,6 +57,8 @@ final class SluiceDubboServer extends AbstractServer {
     private volatile boolean bound;
     private long idleCloseMillis;
     private long shutdownWaitMillis;
+    /** Per-call timers ({@code sluice.metrics}), or null. */
+    private CallMeters callMeters;
 
     SluiceDubboServer(URL url, ChannelHandler handler) throws RemotingException {
         super(url, ChannelHandlers.wrap(handler, url));
@@ -67,6 +69,7 @@ final class SluiceDubboServer extends AbstractServer {
         URL url = getUrl();
         TransportOptions options = DubboUrlOptions.server(url);
         channels = new ConcurrentHashMap<>();
+        callMeters = DubboUrlOptions.callMeters(url, false);
         idleCloseMillis = options.allIdle().toMillis();
         // Read now: by the time the server closes, the module model may already be destroyed.
         shutdownWaitMillis = Math.max(1000, ConfigurationUtils.getServerShutdownTimeout(url.getOrDefaultModuleModel()));
@@ -85,7 +88,7 @@ final class SluiceDubboServer extends AbstractServer {
     }
 
     private SluiceChannel channel(Connection connection) {
-        return SluiceChannel.of(connection, getUrl(), this, null);
+        return SluiceChannel.of(connection, getUrl(), this, null, callMeters);
     }
 
     @Override

@@ -1,0 +1,40 @@
+package dev.sluice.transport.dubbo;
+
+import java.util.Locale;
+
+/**
+ * Where the Dubbo adapter records its per-call timers, without naming a metrics library: {@link CallClock} only
+ * sees this interface, and the one implementation that touches Micrometer ({@link MicrometerCallMeters}) is loaded
+ * only when {@code sluice.metrics} is set. Implementations are thread-safe and never block.
+ */
+interface CallMeters {
+    /** The tag value of a service or method the local side cannot vouch for (keeps tag cardinality bounded). */
+    String UNKNOWN = "unknown";
+
+    /**
+     * The timers of one method of one service, created on first use and cached: a call looks them up by the two
+     * names without building a key. Callers pass only names the local side registered or chose, or
+     * {@link #UNKNOWN}.
+     */
+    Method method(String service, String method);
+
+    /** One method's timers by outcome. */
+    interface Method {
+        void record(Outcome outcome, long nanos);
+    }
+
+    /** How a call ended: the vocabulary of the standalone {@code MicrometerInterceptor}'s {@code outcome} tag. */
+    enum Outcome {
+        /** The service returned a value. */
+        SUCCESS,
+        /** The service threw its own exception (Dubbo status OK, the result carries the exception). */
+        APPLICATION_EXCEPTION,
+        /** The call timed out: Dubbo's timeout status, or (client) no response within the call's timeout. */
+        TIMEOUT,
+        /** Anything else: an error status, a lost connection, a request or response not sent. */
+        FAILURE;
+
+        /** The tag value, computed once. */
+        final String tag = name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.sluice.transport.dubbo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.remoting.exchange.ExchangeChannel;
+import org.apache.dubbo.remoting.exchange.ExchangeClient;
+import org.apache.dubbo.remoting.exchange.ExchangeServer;
+import org.apache.dubbo.remoting.exchange.Exchangers;
+import org.apache.dubbo.remoting.exchange.support.ExchangeHandlerAdapter;
+import org.apache.dubbo.rpc.model.FrameworkModel;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Micrometer stays optional for the Dubbo {@code sluice} Transporter: in a child JVM whose class path is this test's
+ * minus every Micrometer jar, a provider and a consumer on the transporter exchange a request (no Micrometer class
+ * is loaded for it, per-call clocks included), and {@code sluice.metrics} fails the bind with a clear error.
+ */
+@Timeout(60)
+class TransporterMicrometerAbsentTest {
+    @Test
+    void theTransporterWorksWithoutMicrometerOnTheClassPath() throws Exception {
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> kept = new ArrayList<>();
+        int dropped = 0;
+        for (String entry : cp.split(File.pathSeparator)) {
+            if (entry.contains("micrometer")) {
+                dropped++;
+            } else if (!entry.isEmpty()) {
+                kept.add(entry);
+            }
+        }
+        assertTrue(dropped > 0, "the test class path has Micrometer to leave out: " + cp);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "-Dio.netty.leakDetection.level=paranoid",
+                "-Ddubbo.application.qos-enable=false", "-cp", String.join(File.pathSeparator, kept),
+                Scenario.class.getName()).redirectErrorStream(true).start();
+        String output;
+        try (InputStream in = child.getInputStream()) {
+            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            if (!child.waitFor(60, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+            }
+        }
+        assertEquals(0, child.exitValue(), output);
+        assertTrue(output.contains("RESULT no micrometer; answer ping; sluice.metrics refused: "
+                + "io.micrometer:micrometer-core is not on the class path"), output);
+        assertFalse(output.contains("LEAK:"), output);
+    }
+
+    /** Runs in the child JVM. */
+    public static final class Scenario {
+        public static void main(String[] args) throws Exception {
+            System.out.println("RESULT " + call());
+            System.gc();
+            System.exit(0); // Dubbo's non-daemon threads must not keep the child alive
+        }
+
+        static String call() throws Exception {
+            StringBuilder out = new StringBuilder();
+            try {
+                Class.forName("io.micrometer.core.instrument.MeterRegistry");
+                out.append("micrometer present");
+            } catch (ClassNotFoundException expected) {
+                out.append("no micrometer");
+            }
+            int port;
+            try (ServerSocket probe = new ServerSocket(0)) {
+                port = probe.getLocalPort();
+            }
+            String base = "dubbo://127.0.0.1:" + port + "/absent?codec=exchange&serialization=fastjson2&heartbeat=0";
+            ExchangeHandlerAdapter echo = new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) {
+                @Override
+                public CompletableFuture<Object> reply(ExchangeChannel channel, Object request) {
+                    return CompletableFuture.completedFuture(request);
+                }
+            };
+            ExchangeServer server = Exchangers.bind(URL.valueOf(base + "&server=sluice"), echo);
+            try {
+                ExchangeClient client = Exchangers.connect(URL.valueOf(base + "&client=sluice"),
+                        new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) { });
+                try {
+                    out.append("; answer ").append(client.request("ping", 10_000).get(10, TimeUnit.SECONDS));
+                } finally {
+                    client.close();
+                }
+            } finally {
+                server.close();
+            }
+            try (ServerSocket probe = new ServerSocket(0)) {
+                port = probe.getLocalPort();
+            }
+            try {
+                Exchangers.bind(URL.valueOf("dubbo://127.0.0.1:" + port + "/absent?codec=exchange&server=sluice"
+                        + "&sluice.metrics=absent"), echo).close();
+                out.append("; sluice.metrics accepted");
+            } catch (Exception e) {
+                Throwable t = e;
+                while (t != null && !(t instanceof IllegalStateException)) {
+                    t = t.getCause();
+                }
+                String m = t == null ? String.valueOf(e) : t.getMessage();
+                out.append("; sluice.metrics refused: ")
+                        .append(m.contains("io.micrometer:micrometer-core is not on the class path")
+                                ? "io.micrometer:micrometer-core is not on the class path" : m);
+            }
+            return out.toString();
+        }
+    }
+}
