@@ -136,10 +136,12 @@ public final class Runner {
         }
 
         int total = 0;
+        long totalSeconds = 0;
         for (BenchTarget t : targets) {
             total += benchmarksOf(s, t);
+            totalSeconds += secondsOf(s, t);
         }
-        long perBenchmark = secondsPerBenchmark(s);
+        long perBenchmark = total == 0 ? 0 : Math.round((double) totalSeconds / total);
 
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put("date", LocalDateTime.now().toString());
@@ -159,7 +161,7 @@ public final class Runner {
         console.printf(Locale.ROOT, "targets %s, server %s, %s cores, %s; JVMs: %s%n", meta.get("targets"), host,
                 meta.get("cores"), meta.get("vm"), meta.get("jvmFlags"));
         console.printf(Locale.ROOT, "%d JMH benchmarks, about %d min; results in %s%n", total,
-                Math.max(1, Math.round((total * perBenchmark + targets.size() * 5L) / 60.0)), out);
+                Math.max(1, Math.round((totalSeconds + targets.size() * 5L) / 60.0)), out);
 
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         meta.put("loadAverageAtStart", String.format(Locale.ROOT, "%.2f", load));
@@ -411,9 +413,23 @@ public final class Runner {
         return n;
     }
 
-    /** One benchmark's wall time: per fork, warm-up, measurement and the client JVM's start and stop. */
-    static long secondsPerBenchmark(Settings s) {
-        return s.forks * ((long) s.warmupIterations * s.warmupSeconds + (long) s.iterations * s.seconds
+    /** A target's benchmarks' wall time, without its server's start. */
+    static long secondsOf(Settings s, BenchTarget target) {
+        long n = 0;
+        for (Run r : runs(s, target)) {
+            n += r.benchmarks() * secondsPerBenchmark(s, r);
+        }
+        return n;
+    }
+
+    /** The warm-up iterations of {@code run}: longer with more than one call in flight (see Settings). */
+    static int warmupIterations(Settings s, Run run) {
+        return run.async() || run.threads() > 1 ? s.concurrentWarmupIterations : s.warmupIterations;
+    }
+
+    /** One benchmark's wall time in {@code run}: per fork, warm-up, measurement and the client JVM's start and stop. */
+    static long secondsPerBenchmark(Settings s, Run run) {
+        return s.forks * ((long) warmupIterations(s, run) * s.warmupSeconds + (long) s.iterations * s.seconds
                 + FORK_OVERHEAD_SECONDS);
     }
 
@@ -452,7 +468,7 @@ public final class Runner {
                 .param("timeoutMs", String.valueOf(s.timeoutMillis))
                 .threads(run.threads())
                 .forks(s.forks)
-                .warmupIterations(s.warmupIterations)
+                .warmupIterations(warmupIterations(s, run))
                 .warmupTime(TimeValue.seconds(s.warmupSeconds))
                 .measurementIterations(s.iterations)
                 .measurementTime(TimeValue.seconds(s.seconds))

@@ -12,21 +12,25 @@ class RunnerTest {
 
     /** Seconds of a whole run: every benchmark of every target, plus a server start per target. */
     private static long seconds(Settings s, List<String> targets) {
-        long n = 0;
+        long seconds = 5L * targets.size();
         for (String t : targets) {
-            n += Runner.benchmarksOf(s, Targets.get(t));
+            seconds += Runner.secondsOf(s, Targets.get(t));
         }
-        return n * Runner.secondsPerBenchmark(s) + 5L * targets.size();
+        return seconds;
     }
 
     @Test
-    void theDefaultRunStaysUnderTwelveMinutes() {
+    void theDefaultRunStaysUnderFifteenMinutesWithALongerWarmUpAtThirtyTwoThreads() {
         Settings s = Settings.parse(new String[0]);
-        // 4 targets x 2 thread counts x 4 methods, one mode: 32 client JVMs of 10 s warm-up + 5 s + start
+        // 4 targets x 2 thread counts x 4 methods, one mode: 16 client JVMs of 26 s warm-up at 32 threads and 16 of
+        // 10 s at one thread, each + 5 s measured + start
         assertEquals(32, Targets.defaultNames().stream().mapToInt(t -> Runner.benchmarksOf(s, Targets.get(t))).sum());
         long seconds = seconds(s, Targets.defaultNames());
-        assertTrue(seconds <= 12 * 60, seconds + " s");
-        assertTrue(seconds >= 9 * 60, seconds + " s: the warm-up would be too short to trust");
+        assertTrue(seconds <= 15 * 60, seconds + " s");
+        assertTrue(seconds >= 13 * 60, seconds + " s: the warm-up would be too short to trust");
+        List<Runner.Run> runs = Runner.runs(s, Targets.get("sluice"));
+        assertEquals(26, Runner.warmupIterations(s, runs.get(0)) * s.warmupSeconds, runs.get(0).label());
+        assertEquals(10, Runner.warmupIterations(s, runs.get(1)) * s.warmupSeconds, runs.get(1).label());
     }
 
     @Test
@@ -43,9 +47,16 @@ class RunnerTest {
 
     @Test
     void forksMultiplyTheTime() {
-        long one = Runner.secondsPerBenchmark(Settings.parse(new String[0]));
-        assertEquals(19, one); // 5 x 2 s warm-up + 5 x 1 s + 4 s for the JVM
-        assertEquals(2 * one, Runner.secondsPerBenchmark(Settings.parse(new String[] {"--forks", "2"})));
+        Runner.Run oneThread = new Runner.Run(1, 0, List.of("existUser"), List.of("thrpt"));
+        Runner.Run many = new Runner.Run(32, 0, List.of("existUser"), List.of("thrpt"));
+        Settings s = Settings.parse(new String[0]);
+        assertEquals(19, Runner.secondsPerBenchmark(s, oneThread)); // 5 x 2 s warm-up + 5 x 1 s + 4 s for the JVM
+        assertEquals(35, Runner.secondsPerBenchmark(s, many)); // 13 x 2 s warm-up + 5 x 1 s + 4 s
+        Settings two = Settings.parse(new String[] {"--forks", "2"});
+        assertEquals(2 * 19, Runner.secondsPerBenchmark(two, oneThread));
+        assertEquals(2 * 35, Runner.secondsPerBenchmark(two, many));
+        Settings given = Settings.parse(new String[] {"--warmup-iterations", "3"});
+        assertEquals(3, Runner.warmupIterations(given, many), "--warmup-iterations sets every run's warm-up");
     }
 
     @Test

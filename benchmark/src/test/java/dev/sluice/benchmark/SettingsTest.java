@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndWarmsUpTenSecondsThenMeasuresFiveIterations() {
+    void shortIsTheDefaultAndWarmsUpTenSecondsAtOneThreadAndTwentySixAtMoreThenMeasuresFiveIterations() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
         assertEquals(5, s.warmupIterations);
+        assertEquals(13, s.concurrentWarmupIterations);
         assertEquals(2, s.warmupSeconds);
         assertEquals(5, s.iterations); // an odd count: the median is one iteration's score
         assertEquals(1, s.seconds);
