@@ -43,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Threads: requests are decoded on the event loop and the service methods run on the server's executor, never
- * on the event loop unless {@link Builder#directExecutor()} is chosen. The default executor is a thread pool of at
- * most 200 threads (as Dubbo's); {@link Builder#hotWorkers(boolean)} swaps in hot workers that avoid a thread wake-up
- * per call. Heartbeats are answered on the event loop. Thread-safe.
+ * on the event loop unless {@link Builder#directExecutor()} is chosen. The default executor is Sluice's hot-worker
+ * pool of at most 200 threads (as Dubbo's), which avoids a thread wake-up per call under load;
+ * {@link Builder#hotWorkers(boolean) hotWorkers(false)} swaps in a plain {@code ThreadPoolExecutor} of the same bounds.
+ * Heartbeats are answered on the event loop. Thread-safe.
  *
  * <p>Limits, each a {@link Builder} option with a default: connections in total and per remote address
  * ({@link Builder#maxConnections}), the time a frame may take to arrive ({@link Builder#frameTimeout}), requests
@@ -292,7 +293,7 @@ public final class SluiceServer implements AutoCloseable {
         private Executor executor;
         private int threads = 200;
         private int queueCapacity = 10_000;
-        private boolean hotWorkers;
+        private boolean hotWorkers = true;
         private long queuedBytesLimit = DEFAULT_QUEUED_REQUEST_BYTES;
         /**
          * Carries the bind address and the connection limits, which it validates; the rest is set when the server
@@ -365,9 +366,9 @@ public final class SluiceServer implements AutoCloseable {
         /**
          * The service pool's size: at most {@code threads} calls run at once (default 200, as Dubbo's), and up to
          * {@code queueCapacity} wait (default 10,000; beyond it calls are answered with status 100). By default the
-         * pool is a {@link java.util.concurrent.ThreadPoolExecutor} of that size whose idle threads time out; with
-         * {@link #hotWorkers(boolean)} it is Sluice's hot-worker pool of the same bounds. To use a pool of your own,
-         * {@link #executor}.
+         * pool is Sluice's hot-worker pool of those bounds ({@link #hotWorkers(boolean)}); with
+         * {@code hotWorkers(false)} a {@link java.util.concurrent.ThreadPoolExecutor} of that size whose idle threads
+         * time out. To use a pool of your own, {@link #executor}.
          */
         public Builder threads(int threads, int queueCapacity) {
             if (threads < 1 || queueCapacity < 1) {
@@ -379,15 +380,18 @@ public final class SluiceServer implements AutoCloseable {
         }
 
         /**
-         * Runs service methods on hot workers instead of a plain thread pool (default false): about one worker per
+         * Runs service methods on hot workers instead of a plain thread pool (default true): about one worker per
          * core (at least 2, at most {@code threads}) that spins for about 20 µs before it parks, and a call wakes a
          * parked worker only when no other worker is looking for work, so a burst of calls does not pay a thread
          * wake-up per call; more workers start, up to {@code threads}, only while calls wait and none has started for
          * 500 µs with a worker waiting inside a call (5 ms otherwise), so calls that block do not starve the queue.
          *
-         * <p>Measured on a 2-core VM (benchmark {@code sluice}, one run each, quiet machine): at 32 client threads
-         * existUser 81.0 against 65.0 ops/ms for the default pool, listUser 36.2 against 35.1; at one client thread
-         * existUser 6.6–6.7 against 7.4–7.8 ops/ms (alternating runs), so it stays opt-in until that is fixed.
+         * <p>Measured on a 2-core VM (benchmark {@code sluice}, {@code SLUICE_BENCH_POOL}, one short run per pool,
+         * quiet machine, 2026-11-27): at 32 client threads existUser 67.5 against 41.1 ops/ms for the
+         * {@code ThreadPoolExecutor}, listUser 20.4 against 18.0; at one client thread existUser p50 112 against 121
+         * µs, listUser 178 against 203 µs. The plain pool lost at one thread too: its 200 threads take calls in turn,
+         * each one cold, where parked hot workers are reused last-in first-out. {@code hotWorkers(false)} keeps the
+         * plain pool (Dubbo's model) for whoever needs it.
          */
         public Builder hotWorkers(boolean enabled) {
             this.hotWorkers = enabled;

@@ -40,6 +40,8 @@ class ServicePoolServerTest {
         final AtomicInteger maxSleeping = new AtomicInteger();
         final CountDownLatch released = new CountDownLatch(1);
         final AtomicInteger holding = new AtomicInteger();
+        /** The thread that ran the last {@link #echo}. */
+        volatile Thread echoedOn;
 
         @Override
         public String sleep(int millis) {
@@ -73,6 +75,7 @@ class ServicePoolServerTest {
 
         @Override
         public String echo(String s) {
+            echoedOn = Thread.currentThread();
             return s;
         }
     }
@@ -103,6 +106,36 @@ class ServicePoolServerTest {
 
     private static int core() {
         return ServicePool.coreThreads(200);
+    }
+
+    /**
+     * A server built with the defaults runs its methods on the hot-worker pool: the worker that ran a call, once idle,
+     * is parked by a {@link ServicePool}; with {@code hotWorkers(false)} it waits in a plain thread pool's queue.
+     */
+    @Test
+    void aServerBuiltWithTheDefaultsRunsItsMethodsOnHotWorkers() throws Exception {
+        ProbeImpl hot = new ProbeImpl();
+        assertEquals("a", client(start(SluiceServer.builder().port(0).register(ProbeService.class, hot))).echo("a"));
+        Object blocker = blockerOnceIdle(hot.echoedOn);
+        assertTrue(blocker instanceof ServicePool, "an idle worker of the default pool waits in " + blocker);
+
+        ProbeImpl plain = new ProbeImpl();
+        assertEquals("b", client(start(SluiceServer.builder().port(0).hotWorkers(false)
+                .register(ProbeService.class, plain))).echo("b"));
+        Object plainBlocker = blockerOnceIdle(plain.echoedOn);
+        assertTrue(plainBlocker != null && !(plainBlocker instanceof ServicePool),
+                "hotWorkers(false): an idle worker waits in " + plainBlocker);
+    }
+
+    /** What {@code worker} parks on once it has finished its call and found no other (within 10 s). */
+    private static Object blockerOnceIdle(Thread worker) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Object blocker;
+        while ((blocker = java.util.concurrent.locks.LockSupport.getBlocker(worker)) == null
+                && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+        }
+        return blocker;
     }
 
     /**
