@@ -15,7 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -62,7 +61,8 @@ public final class SluiceClient implements AutoCloseable {
         this.allowlist = b.allowlist;
         this.defaultTimeout = b.timeout;
         this.defaultSerialization = b.serialization;
-        this.pending = new PendingCalls(b.address, b.callbackExecutor);
+        this.pending = new PendingCalls(b.address,
+                b.callbackExecutor != null ? b.callbackExecutor : CallbackPool.shared());
         // Result values are parsed by the waiting caller (PendingCalls.readResult), not by the event loop: 32
         // callers waiting on one connection then parse in parallel instead of queueing behind one thread.
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
@@ -197,7 +197,7 @@ public final class SluiceClient implements AutoCloseable {
         private Duration heartbeat = Duration.ofSeconds(60);
         private Duration idleTimeout = Duration.ofSeconds(180);
         private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
-        private Executor callbackExecutor = ForkJoinPool.commonPool();
+        private Executor callbackExecutor;
         private boolean failIfNotConnected;
         private Serialization serialization = Serialization.FASTJSON2;
 
@@ -253,7 +253,12 @@ public final class SluiceClient implements AutoCloseable {
             return this;
         }
 
-        /** Where {@code CompletableFuture} results complete (default the common pool). */
+        /**
+         * Where {@code CompletableFuture} results are parsed and their futures completed, so where callbacks chained
+         * on them run (never an event loop). Default: one hot-worker pool shared by every client in the JVM
+         * ({@code sluice-callback-N} threads, about one busy per core, growing to 64 while callbacks block). An
+         * executor that rejects a task fails that call's future with {@link CallbackRejectedException}.
+         */
         public Builder callbackExecutor(Executor executor) {
             this.callbackExecutor = Objects.requireNonNull(executor, "executor");
             return this;
