@@ -4,14 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import dev.sluice.transport.testing.WithoutMicrometer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,29 +17,9 @@ import org.junit.jupiter.api.Timeout;
 class MicrometerAbsentTest {
     @Test
     void clientAndServerWorkWithoutMicrometerOnTheClassPath() throws Exception {
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> kept = new ArrayList<>();
-        int dropped = 0;
-        for (String entry : cp.split(File.pathSeparator)) {
-            if (entry.contains("micrometer")) {
-                dropped++;
-            } else if (!entry.isEmpty()) {
-                kept.add(entry);
-            }
-        }
-        assertTrue(dropped > 0, "the test class path has Micrometer to leave out: " + cp);
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "-Dio.netty.leakDetection.level=paranoid", "-cp",
-                String.join(File.pathSeparator, kept), Scenario.class.getName()).redirectErrorStream(true).start();
-        String output;
-        try (InputStream in = child.getInputStream()) {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } finally {
-            if (!child.waitFor(60, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
-        }
-        assertEquals(0, child.exitValue(), output);
+        WithoutMicrometer.Result child = WithoutMicrometer.run(Scenario.class);
+        String output = child.output();
+        assertEquals(0, child.exitCode(), output);
         assertTrue(output.contains("RESULT no micrometer; hello ann; intercepted 1"), output);
         assertFalse(output.contains("LEAK:"), output);
     }
