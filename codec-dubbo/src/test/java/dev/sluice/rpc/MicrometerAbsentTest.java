@@ -32,13 +32,7 @@ class MicrometerAbsentTest {
         }
 
         static String call() throws Exception {
-            StringBuilder out = new StringBuilder();
-            try {
-                Class.forName("io.micrometer.core.instrument.MeterRegistry");
-                out.append("micrometer present");
-            } catch (ClassNotFoundException expected) {
-                out.append("no micrometer");
-            }
+            StringBuilder out = new StringBuilder(WithoutMicrometer.presence());
             java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
             SluiceInterceptor count = new SluiceInterceptor() {
                 @Override

@@ -44,13 +44,7 @@ class TransporterMicrometerAbsentTest {
         }
 
         static String call() throws Exception {
-            StringBuilder out = new StringBuilder();
-            try {
-                Class.forName("io.micrometer.core.instrument.MeterRegistry");
-                out.append("micrometer present");
-            } catch (ClassNotFoundException expected) {
-                out.append("no micrometer");
-            }
+            StringBuilder out = new StringBuilder(WithoutMicrometer.presence());
             int port;
             try (ServerSocket probe = new ServerSocket(0)) {
                 port = probe.getLocalPort();

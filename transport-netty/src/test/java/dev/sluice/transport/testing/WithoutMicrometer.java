@@ -22,6 +22,16 @@ public final class WithoutMicrometer {
 
     private WithoutMicrometer() {}
 
+    /** For the child's report: {@code "no micrometer"} when no Micrometer class can be loaded, else the opposite. */
+    public static String presence() {
+        try {
+            Class.forName("io.micrometer.core.instrument.MeterRegistry");
+            return "micrometer present";
+        } catch (ClassNotFoundException expected) {
+            return "no micrometer";
+        }
+    }
+
     /** Runs {@code mainClass} with PARANOID leak detection and {@code jvmArgs}; fails if no Micrometer jar is there. */
     public static Result run(Class<?> mainClass, String... jvmArgs) throws Exception {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
