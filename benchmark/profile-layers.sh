@@ -54,8 +54,8 @@ watch_perf() {
 uptime > "$OUT/uptime.txt"
 watch_perf &
 WATCH=$!
-"$ROOT/bench.sh" --no-build --targets "$TARGETS" --threads 32 --benchmarks "$METHOD" --warmup-iterations 3 \
-  --warmup-time 5 --iterations 5 --time 10 --no-gc --timeout 5000 --out "$OUT" \
+"$ROOT/bench.sh" --no-build --client-jvm per-method --targets "$TARGETS" --threads 32 --benchmarks "$METHOD" \
+  --warmup-iterations 3 --warmup-time 5 --iterations 5 --time 10 --no-gc --timeout 5000 --out "$OUT" \
   --jfr settings=benchmark/layers.jfc,delay=30s,duration=25s | tee "$OUT/bench.txt"
 wait "$WATCH" || true
 uptime >> "$OUT/uptime.txt"

@@ -36,6 +36,8 @@ final class ProgressFormat implements OutputFormat {
     private int done;
     private boolean lineOpen;
     private String target = "?";
+    /** How many of the next benchmark starts are a bulk warm-up (JMH's BULK_INDI), measured by none. */
+    private int warmUps;
 
     ProgressFormat(PrintStream logStream, PrintStream console, boolean verbose, int total, long secondsPerBenchmark) {
         this.log = OutputFormatFactory.createFormatInstance(logStream, VerboseMode.NORMAL);
@@ -43,6 +45,11 @@ final class ProgressFormat implements OutputFormat {
         this.console = console;
         this.total = total;
         this.secondsPerBenchmark = secondsPerBenchmark;
+    }
+
+    /** The next {@code n} benchmarks JMH starts are the bulk warm-up of a client JVM's methods ({@link ClientJvm}). */
+    void warmUpsFirst(int n) {
+        this.warmUps = n;
     }
 
     void target(String name) {
@@ -91,8 +98,15 @@ final class ProgressFormat implements OutputFormat {
         String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
         String inflight = params.getParam("inflight");
         String load = params.getThreads() + (inflight == null ? "" : "x" + inflight);
-        console.printf(Locale.ROOT, "[%2d/%d ~%dm%02ds left] %-21s t=%-5s %-10s %-6s:", done + 1, total, left / 60,
-                left % 60, target, load, method, params.getMode().shortLabel());
+        String place;
+        if (warmUps > 0) {
+            warmUps--;
+            place = String.format(Locale.ROOT, "%-20s", "[warm-up]");
+        } else {
+            place = String.format(Locale.ROOT, "[%2d/%d ~%dm%02ds left]", done + 1, total, left / 60, left % 60);
+        }
+        console.printf(Locale.ROOT, "%s %-21s t=%-5s %-10s %-6s:", place, target, load, method,
+                params.getMode().shortLabel());
         console.flush();
         lineOpen = true;
         synchronized (recent) {

@@ -41,7 +41,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * Runs the dubbo-benchmark comparison: for each target, starts its server JVM ({@link ServerProcess}), runs
- * {@link UserServiceBenchmark} through the JMH API in a forked client JVM for each thread count, then writes
+ * {@link UserServiceBenchmark} for each thread count in one client JVM ({@link ClientJvm}) or, with
+ * {@code --client-jvm per-method}, through the JMH API in a forked client JVM per method, then writes
  * {@code jmh-result.json}, {@code summary.json}, {@code summary.md} and {@code chart.svg} and prints the table.
  * Usually started by {@code bench.sh}, which builds the jar and provides a network namespace.
  *
@@ -57,8 +58,6 @@ public final class Runner {
     private Runner() {}
 
     public static void main(String[] args) throws Exception {
-        // JMH reads this once, in a static initializer; JmhLock takes JMH's lock for the whole comparison instead.
-        System.setProperty("jmh.ignoreLock", "true");
         Settings settings;
         try {
             settings = Settings.parse(args);
@@ -74,6 +73,9 @@ public final class Runner {
     }
 
     static int run(Settings s, PrintStream console) throws Exception {
+        // JMH reads this once, in a static initializer (before its first run in this JVM); JmhLock takes JMH's lock
+        // for the whole comparison instead, and the JMH runs inside it must not try to take it again.
+        System.setProperty("jmh.ignoreLock", "true");
         if (s.report != null) {
             return report(s.report, console);
         }
@@ -178,10 +180,15 @@ public final class Runner {
             console.println("error: " + e.getMessage());
             return 1;
         }
-        List<RunResult> all = new ArrayList<>();
+        List<Path> resultFiles = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         AtomicReference<ServerProcess> current = new AtomicReference<>();
+        AtomicReference<Process> client = new AtomicReference<>();
         Thread hook = new Thread(() -> {
+            Process c = client.get();
+            if (c != null) {
+                c.destroyForcibly();
+            }
             ServerProcess p = current.get();
             if (p != null) {
                 p.kill();
@@ -191,9 +198,9 @@ public final class Runner {
 
         PrintStream stdout = System.out;
         PrintStream stderr = System.err;
-        try (PrintStream jmhLog = new PrintStream(Files.newOutputStream(out.resolve("jmh.log")), true,
-                        StandardCharsets.UTF_8);
-                PrintStream clientLog = new PrintStream(Files.newOutputStream(out.resolve("client.log")), true,
+        // opened for appending: a client JVM (ClientJvm) appends to both while this thread waits for it
+        try (PrintStream jmhLog = new PrintStream(appendTo(out.resolve("jmh.log")), true, StandardCharsets.UTF_8);
+                PrintStream clientLog = new PrintStream(appendTo(out.resolve("client.log")), true,
                         StandardCharsets.UTF_8)) {
             // JMH copies the forked client JVM's stdout/stderr (Dubbo's logs) to System.out/err: send them to
             // client.log, and to the console too with --verbose.
@@ -224,23 +231,36 @@ public final class Runner {
                         }
                         String label = target.name() + " " + run.label();
                         clientLog.println("==== " + label);
-                        try {
-                            Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
-                                    options(s, run, target, host, port, out), progress).run();
-                            all.addAll(results);
-                            if (results.size() < run.benchmarks()) {
-                                failures.add(label + ": " + (run.benchmarks() - results.size())
-                                        + " benchmark(s) produced no result; see jmh.log");
+                        List<String> failed = new ArrayList<>();
+                        if (s.clientJvmPerRun) {
+                            int before = progress.done();
+                            ClientJvm.Outcome o = ClientJvm.run(s, target, run, host, port, out, before, total,
+                                    perBenchmark, console, client);
+                            progress.skipped(run.benchmarks());
+                            if (o.results() != null) {
+                                resultFiles.add(o.results());
                             }
-                        } catch (RunnerException e) {
-                            String msg = label + ": " + rootMessage(e);
-                            failures.add(msg);
-                            progress.note("   FAILED " + msg + " (see " + out.resolve("jmh.log") + ")");
-                            String cause = progress.lastFailure();
-                            if (cause != null) {
-                                failures.set(failures.size() - 1, msg + ": " + cause);
-                                progress.note("   cause: " + cause);
+                            failed.addAll(o.failures());
+                        } else {
+                            try {
+                                Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
+                                        options(s, run, target, host, port, out).build(), progress).run();
+                                Path file = ClientJvm.resultsFile(out, target, run);
+                                ResultFormatFactory.getInstance(ResultFormatType.JSON, file.toString())
+                                        .writeOut(results);
+                                resultFiles.add(file);
+                                if (results.size() < run.benchmarks()) {
+                                    failed.add((run.benchmarks() - results.size())
+                                            + " benchmark(s) produced no result; see jmh.log");
+                                }
+                            } catch (RunnerException e) {
+                                String cause = progress.lastFailure();
+                                failed.add(rootMessage(e) + (cause == null ? "" : ": " + cause));
                             }
+                        }
+                        for (String f : failed) {
+                            failures.add(label + ": " + f);
+                            progress.note("   FAILED " + label + ": " + f + " (see " + out.resolve("jmh.log") + ")");
                         }
                     }
                 } catch (Exception e) {
@@ -265,9 +285,7 @@ public final class Runner {
         double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         meta.put("loadAverageAtEnd", String.format(Locale.ROOT, "%.2f", loadAtEnd));
         Path json = out.resolve("jmh-result.json");
-        if (!all.isEmpty()) {
-            ResultFormatFactory.getInstance(ResultFormatType.JSON, json.toString()).writeOut(sorted(all));
-        }
+        int results = JmhJson.merge(resultFiles, json, Targets.names());
         List<Row> rows = Files.exists(json) ? JmhJson.read(json) : List.of();
         writeReports(out, rows, meta, failures, s.profile, console);
         console.printf(Locale.ROOT, "load average %s at start, %.2f at end (%s cores)%n",
@@ -277,7 +295,7 @@ public final class Runner {
             failures.forEach(f -> console.println("  " + f));
             return 1;
         }
-        return all.isEmpty() ? 1 : 0;
+        return results == 0 ? 1 : 0;
     }
 
     /** {@code --report DIR}: renders the summary, table and chart again from {@code DIR/jmh-result.json}. */
@@ -417,9 +435,22 @@ public final class Runner {
     static long secondsOf(Settings s, BenchTarget target) {
         long n = 0;
         for (Run r : runs(s, target)) {
-            n += r.benchmarks() * secondsPerBenchmark(s, r);
+            n += secondsOfRun(s, r);
         }
         return n;
+    }
+
+    /**
+     * A run's wall time: with a client JVM per run ({@link ClientJvm}), its start and stop once, and per method a
+     * bulk and an own warm-up, the measurement and the client's connect and close; else a forked JVM per benchmark.
+     */
+    static long secondsOfRun(Settings s, Run run) {
+        if (!s.clientJvmPerRun) {
+            return run.benchmarks() * secondsPerBenchmark(s, run);
+        }
+        long warmUp = (long) warmupIterations(s, run) * s.warmupSeconds;
+        return ClientJvm.JVM_SECONDS + run.benchmarks() * (2 * warmUp + (long) s.iterations * s.seconds
+                + ClientJvm.SETUP_SECONDS);
     }
 
     /** The warm-up iterations of {@code run}: longer with more than one call in flight (see Settings). */
@@ -446,8 +477,9 @@ public final class Runner {
         }
         if (s.jfr != null) {
             Path jfr = Files.createDirectories(out.resolve("jfr"));
-            // JMH forks one client JVM per method, all with the same flags: with several methods the last one's
-            // recording is what stays, so profile one method per run (--benchmarks).
+            // With --client-jvm per-method JMH forks one client JVM per method, all with the same flags: with several
+            // methods the last one's recording is what stays, so profile one method per run (--benchmarks); with a
+            // client JVM per run the recording covers all its methods.
             flags.addAll(s.jfrFlags(jfr.resolve(run == null ? "server-" + target.name() + ".jfr"
                     : "client-" + target.name() + "-" + run.threads() + "t" + (run.async() ? "x" + run.inflight() : "")
                             + "-" + String.join("+", run.methods()) + ".jfr")));
@@ -455,8 +487,9 @@ public final class Runner {
         return flags;
     }
 
-    private static org.openjdk.jmh.runner.options.Options options(Settings s, Run run, BenchTarget bench,
-            String host, int port, Path out) throws IOException {
+    /** The JMH options of {@code run}: forked client JVMs, unless the caller sets otherwise ({@link ClientJvm}). */
+    static ChainedOptionsBuilder options(Settings s, Run run, BenchTarget bench, String host, int port, Path out)
+            throws IOException {
         String target = bench.name();
         Class<?> benchmark = run.async() ? AsyncUserServiceBenchmark.class : UserServiceBenchmark.class;
         ChainedOptionsBuilder b = new OptionsBuilder()
@@ -486,26 +519,7 @@ public final class Runner {
         if (s.gc) {
             b = b.addProfiler(GCProfiler.class);
         }
-        return b.addProfiler(CallLatencyProfiler.class).build();
-    }
-
-    private static List<RunResult> sorted(List<RunResult> all) {
-        List<RunResult> copy = new ArrayList<>(all);
-        Collections.sort(copy, (a, b) -> {
-            int c = Integer.compare(Targets.names().indexOf(a.getParams().getParam("target")),
-                    Targets.names().indexOf(b.getParams().getParam("target")));
-            if (c == 0) c = Integer.compare(inflight(a), inflight(b));
-            if (c == 0) c = Integer.compare(a.getParams().getThreads(), b.getParams().getThreads());
-            if (c == 0) c = a.getParams().getBenchmark().compareTo(b.getParams().getBenchmark());
-            if (c == 0) c = a.getParams().getMode().compareTo(b.getParams().getMode());
-            return c;
-        });
-        return copy;
-    }
-
-    private static int inflight(RunResult r) {
-        String v = r.getParams().getParam("inflight");
-        return v == null ? 0 : Integer.parseInt(v);
+        return b.addProfiler(CallLatencyProfiler.class);
     }
 
     private static String markdown(Report report, Map<String, String> meta, List<String> failures) {
@@ -529,7 +543,14 @@ public final class Runner {
         return sb.toString();
     }
 
-    private static String rootMessage(Throwable e) {
+    /** A new, empty file opened for appending: another process may append to it as well. */
+    private static java.io.OutputStream appendTo(Path file) throws IOException {
+        Files.deleteIfExists(file);
+        return Files.newOutputStream(file, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();

@@ -12,6 +12,7 @@ final class Settings {
 
     static final List<String> METHODS = List.of("createUser", "existUser", "getUser", "listUser");
     static final List<String> MODES = List.of("thrpt", "sample");
+    static final List<String> CLIENT_JVMS = List.of("per-run", "per-method");
     /** What {@code --async} without a list runs: threads x calls in flight per thread. */
     static final String DEFAULT_ASYNC = "1x64,4x64,32x8";
     /** The methods {@code --smoke} runs for the hessian2 targets: a POJO each way. */
@@ -38,6 +39,15 @@ final class Settings {
     int seconds;
     /** Client JVMs per benchmark; their iterations are pooled for the median and JMH's error. */
     int forks = 1;
+    /**
+     * One client JVM per run (target and load) that warms up on all of the run's methods, then measures each in turn
+     * ({@link ClientJvm}); false: JMH forks a fresh client JVM per method, as dubbo-benchmark does ({@code --full},
+     * {@code --forks} above 1). A cold client JVM on a 2-core machine needs 25-30 s before its figures settle: paying
+     * that once per run instead of once per method is what lets the default run warm up enough in 15 minutes.
+     */
+    boolean clientJvmPerRun;
+    /** The arguments this was parsed from: a {@link ClientJvm} parses the same. */
+    List<String> args = List.of();
     List<Integer> threads;
     boolean sync = true;
     List<Row.Load> asyncLoads = List.of();
@@ -64,8 +74,9 @@ final class Settings {
             "usage: Runner [--smoke | --short | --full] [options]",
             "",
             "profiles (default --short):",
-            "  --short            13 warm-up x 2 s at 32 threads, 5 x 2 s at 1 thread, then 5 x 1 s per benchmark,",
-            "                     throughput with per-call percentiles; the fastjson2 targets (about 15 minutes)",
+            "  --short            one client JVM per target and thread count: every method warms up (3 x 2 s), then",
+            "                     each warms up again (3 x 2 s) and is measured (5 x 2 s); throughput with per-call",
+            "                     percentiles; the fastjson2 targets, threads 32 and 1 (about 14 minutes)",
             "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
             "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",
             "                     hessian2 targets run createUser and listUser, async (2x8) listUser only",
@@ -77,7 +88,10 @@ final class Settings {
             "  --benchmarks a,b   subset of " + String.join(",", METHODS),
             "  --modes thrpt,sample  JMH modes (throughput ops/ms, sample time p50/p99/p99.9)",
             "  --warmup-iterations N  --warmup-time SECONDS  --iterations N  --time SECONDS",
-            "  --forks N          client JVMs per benchmark (default 1; the run takes N times as long)",
+            "  --forks N          client JVMs per benchmark (default 1; the run takes N times as long); implies",
+            "                     --client-jvm per-method",
+            "  --client-jvm per-run|per-method  one client JVM for all methods of a target and load (--short,",
+            "                     --smoke), or one per method as dubbo-benchmark (--full)",
             "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
             "  --port N           first server port (default 20880; target i uses port + i)",
             "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo; 10000 with --smoke)",
@@ -92,7 +106,8 @@ final class Settings {
                     + "delay=20s,duration=20s';",
             "                     files go to OUT/jfr/server-TARGET.jfr and OUT/jfr/client-TARGET-THREADSt-METHOD.jfr"
                     + " (read them with",
-            "                     JfrLayers); JMH forks a client JVM per method, so profile one method per run",
+            "                     JfrLayers); one client JVM runs all methods of a load by default, so profile one",
+            "                     method per run",
             "  --list             list the targets and whether they can run here",
             "  --report DIR       only render DIR/summary.md, summary.json and chart.svg again from"
                     + " DIR/jmh-result.json");
@@ -106,7 +121,9 @@ final class Settings {
         String threads = null;
         String modes = null;
         String timeout = null;
+        String clientJvm = null;
         boolean benchmarksGiven = false;
+        s.args = List.of(args);
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -128,6 +145,7 @@ final class Settings {
                 case "--iterations" -> iterations = value(args, ++i, a);
                 case "--time" -> time = value(args, ++i, a);
                 case "--forks" -> s.forks = Integer.parseInt(value(args, ++i, a));
+                case "--client-jvm" -> clientJvm = checked(List.of(value(args, ++i, a)), CLIENT_JVMS, a).get(0);
                 case "--host" -> s.host = value(args, ++i, a);
                 case "--port" -> s.port = Integer.parseInt(value(args, ++i, a));
                 case "--timeout" -> timeout = value(args, ++i, a);
@@ -153,11 +171,20 @@ final class Settings {
                 s.smokeSubset = !benchmarksGiven;
             }
             case "full" -> s.defaults(3, 3, 10, 3, 10, "32", "thrpt,sample");
-            // Throughput only, with per-call percentiles: one client JVM per (target, method, threads), warmed for
-            // 26 s at 32 threads and 10 s at one (see concurrentWarmupIterations; the server warms for longer: its
-            // target's 32-thread runs come first), and five iterations whose median is reported, so one slow
+            // Throughput only, with per-call percentiles: one client JVM per target and thread count, whose every
+            // method runs 3 x 2 s before any is measured and 3 x 2 s again right before its own measurement, so the
+            // first method measured has 30 s of warm-up behind it (what a cold client needed on the 2-core VMs this
+            // was tuned on) and the later ones more; five iterations of 2 s whose median is reported, so one slow
             // iteration does not move the figure.
-            default -> s.defaults(5, 13, 2, 5, 1, "32,1", "thrpt");
+            default -> s.defaults(3, 3, 2, 5, 2, "32,1", "thrpt");
+        }
+        s.clientJvmPerRun = clientJvm != null ? clientJvm.equals("per-run") : !"full".equals(s.profile);
+        if (s.forks > 1) {
+            if ("per-run".equals(clientJvm)) {
+                throw new UsageException("--forks " + s.forks + " forks a client JVM per method: it cannot go with"
+                        + " --client-jvm per-run");
+            }
+            s.clientJvmPerRun = false;
         }
         if (warmupIterations != null) {
             s.warmupIterations = Integer.parseInt(warmupIterations);
@@ -285,9 +312,11 @@ final class Settings {
             async.append(async.length() == 0 ? "" : ",").append(l.threads()).append('x').append(l.inflight());
         }
         return String.format(Locale.ROOT,
-                "profile %s: %d warm-up x %d s (%d with more than one call in flight) + %d x %d s, forks %d,"
+                "profile %s: %d warm-up x %d s (%d with more than one call in flight) + %d x %d s, %s,"
                         + " threads %s, async %s, modes %s, benchmarks %s%s, gc %s, call timeout %d ms%s",
-                profile, warmupIterations, warmupSeconds, concurrentWarmupIterations, iterations, seconds, forks,
+                profile, warmupIterations, warmupSeconds, concurrentWarmupIterations, iterations, seconds,
+                clientJvmPerRun ? "one client JVM per run, every method warmed up first"
+                        : forks + " client JVM(s) per method",
                 sync ? threads : "none",
                 async.length() == 0 ? "none" : async, modes, methods,
                 smokeSubset ? " (hessian2: " + SMOKE_SUBSET + ", async: " + SMOKE_ASYNC + ")" : "", gc ? "on" : "off",

@@ -1,6 +1,8 @@
 package dev.sluice.benchmark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -20,17 +22,30 @@ class RunnerTest {
     }
 
     @Test
-    void theDefaultRunStaysUnderFifteenMinutesWithALongerWarmUpAtThirtyTwoThreads() {
+    void theDefaultRunWarmsOneClientJvmPerTargetAndThreadCountForThirtySecondsWithinFifteenMinutes() {
         Settings s = Settings.parse(new String[0]);
-        // 4 targets x 2 thread counts x 4 methods, one mode: 16 client JVMs of 26 s warm-up at 32 threads and 16 of
-        // 10 s at one thread, each + 5 s measured + start
+        assertTrue(s.clientJvmPerRun);
+        // 4 targets x 2 thread counts = 8 client JVMs, each: 4 methods x (3 x 2 s bulk + 3 x 2 s own warm-up +
+        // 5 x 2 s measured + 1 s connect and close) + 4 s start and stop
         assertEquals(32, Targets.defaultNames().stream().mapToInt(t -> Runner.benchmarksOf(s, Targets.get(t))).sum());
         long seconds = seconds(s, Targets.defaultNames());
+        assertEquals(8 * (4 + 4 * (6 + 6 + 10 + 1)) + 4 * 5, seconds);
         assertTrue(seconds <= 15 * 60, seconds + " s");
-        assertTrue(seconds >= 13 * 60, seconds + " s: the warm-up would be too short to trust");
-        List<Runner.Run> runs = Runner.runs(s, Targets.get("sluice"));
-        assertEquals(26, Runner.warmupIterations(s, runs.get(0)) * s.warmupSeconds, runs.get(0).label());
-        assertEquals(10, Runner.warmupIterations(s, runs.get(1)) * s.warmupSeconds, runs.get(1).label());
+        for (Runner.Run run : Runner.runs(s, Targets.get("sluice"))) {
+            // the first method measured in a client JVM follows every method's bulk warm-up and its own
+            long firstWarmUp = (long) Runner.warmupIterations(s, run) * s.warmupSeconds * (run.methods().size() + 1);
+            assertTrue(firstWarmUp >= 30, run.label() + ": " + firstWarmUp + " s");
+        }
+    }
+
+    @Test
+    void theFullRunForksAClientJvmPerMethodAsDubboBenchmark() {
+        assertFalse(Settings.parse(new String[] {"--full"}).clientJvmPerRun);
+        assertFalse(Settings.parse(new String[] {"--forks", "2"}).clientJvmPerRun);
+        assertTrue(Settings.parse(new String[] {"--full", "--client-jvm", "per-run"}).clientJvmPerRun);
+        assertThrows(Settings.UsageException.class,
+                () -> Settings.parse(new String[] {"--forks", "2", "--client-jvm", "per-run"}));
+        assertThrows(Settings.UsageException.class, () -> Settings.parse(new String[] {"--client-jvm", "shared"}));
     }
 
     @Test
@@ -49,13 +64,13 @@ class RunnerTest {
     void forksMultiplyTheTime() {
         Runner.Run oneThread = new Runner.Run(1, 0, List.of("existUser"), List.of("thrpt"));
         Runner.Run many = new Runner.Run(32, 0, List.of("existUser"), List.of("thrpt"));
-        Settings s = Settings.parse(new String[0]);
-        assertEquals(19, Runner.secondsPerBenchmark(s, oneThread)); // 5 x 2 s warm-up + 5 x 1 s + 4 s for the JVM
-        assertEquals(35, Runner.secondsPerBenchmark(s, many)); // 13 x 2 s warm-up + 5 x 1 s + 4 s
-        Settings two = Settings.parse(new String[] {"--forks", "2"});
-        assertEquals(2 * 19, Runner.secondsPerBenchmark(two, oneThread));
-        assertEquals(2 * 35, Runner.secondsPerBenchmark(two, many));
-        Settings given = Settings.parse(new String[] {"--warmup-iterations", "3"});
+        Settings s = Settings.parse(new String[] {"--full"});
+        assertEquals(64, Runner.secondsPerBenchmark(s, oneThread)); // 3 x 10 s warm-up + 3 x 10 s + 4 s for the JVM
+        assertEquals(64, Runner.secondsPerBenchmark(s, many));
+        Settings two = Settings.parse(new String[] {"--full", "--forks", "2"});
+        assertEquals(2 * 64, Runner.secondsPerBenchmark(two, oneThread));
+        assertEquals(2 * 64, Runner.secondsOfRun(two, many));
+        Settings given = Settings.parse(new String[] {"--warmup-iterations", "3", "--full", "--threads", "32"});
         assertEquals(3, Runner.warmupIterations(given, many), "--warmup-iterations sets every run's warm-up");
     }
 

@@ -14,14 +14,15 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndWarmsUpTenSecondsAtOneThreadAndTwentySixAtMoreThenMeasuresFiveIterations() {
+    void shortIsTheDefaultAndWarmsEveryMethodOfOneClientJvmThenEachAgainThenMeasuresFiveIterations() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
-        assertEquals(5, s.warmupIterations);
-        assertEquals(13, s.concurrentWarmupIterations);
+        assertTrue(s.clientJvmPerRun);
+        assertEquals(3, s.warmupIterations); // per method, in the bulk warm-up and again before its measurement
+        assertEquals(3, s.concurrentWarmupIterations);
         assertEquals(2, s.warmupSeconds);
         assertEquals(5, s.iterations); // an odd count: the median is one iteration's score
-        assertEquals(1, s.seconds);
+        assertEquals(2, s.seconds);
         assertEquals(List.of(32, 1), s.threads);
         assertEquals(List.of("thrpt"), s.modes); // percentiles come from the per-call recorder
         assertEquals(Settings.METHODS, s.methods);

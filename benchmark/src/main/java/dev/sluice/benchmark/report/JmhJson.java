@@ -23,6 +23,38 @@ public final class JmhJson {
 
     private JmhJson() {}
 
+    /**
+     * Writes the entries of every JMH result file in {@code files} (one per run, each JMH's JSON array) into one
+     * array in {@code merged}, ordered by target (in {@code targetOrder}), calls in flight, threads, benchmark and
+     * mode, as one JMH run of them all would have listed them. Returns the number of entries; with none, writes
+     * nothing.
+     */
+    public static int merge(List<Path> files, Path merged, List<String> targetOrder) throws IOException {
+        List<JSONObject> all = new ArrayList<>();
+        for (Path f : files) {
+            JSONArray entries = JSON.parseArray(Files.readString(f, StandardCharsets.UTF_8));
+            for (int i = 0; entries != null && i < entries.size(); i++) {
+                all.add(entries.getJSONObject(i));
+            }
+        }
+        if (all.isEmpty()) {
+            return 0;
+        }
+        all.sort(java.util.Comparator.<JSONObject>comparingInt(e -> targetOrder.indexOf(param(e, "target")))
+                .thenComparingInt(e -> param(e, "inflight") == null ? 0 : Integer.parseInt(param(e, "inflight")))
+                .thenComparingInt(e -> e.getIntValue("threads"))
+                .thenComparing(e -> e.getString("benchmark"))
+                .thenComparing(e -> e.getString("mode")));
+        Files.writeString(merged, JSON.toJSONString(all, com.alibaba.fastjson2.JSONWriter.Feature.PrettyFormat),
+                StandardCharsets.UTF_8);
+        return all.size();
+    }
+
+    private static String param(JSONObject entry, String name) {
+        JSONObject params = entry.getJSONObject("params");
+        return params == null ? null : params.getString(name);
+    }
+
     public static List<Row> read(Path file) throws IOException {
         JSONArray entries = JSON.parseArray(Files.readString(file, StandardCharsets.UTF_8));
         Map<String, Row> rows = new LinkedHashMap<>();

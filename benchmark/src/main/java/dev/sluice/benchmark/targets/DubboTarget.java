@@ -118,12 +118,19 @@ public final class DubboTarget implements BenchTarget {
         return app;
     }
 
+    /** Calls the benchmark's Dubbo providers queue when their 200 threads are busy. */
+    static final int ASYNC_QUEUE = 8192;
+
     @Override
     public AutoCloseable startServer(String host, int port) {
         ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
         protocol.setHost(host);
         protocol.setServer(transporter);
         protocol.setSerialization(serialization);
+        // Dubbo's fixed pool of 200 threads with no queue refuses a call when all 200 are busy ("thread pool is
+        // EXHAUSTED"): the async loads keep up to 256 calls in flight. A queue behind the same 200 threads, as the
+        // Sluice servers have, takes them; the synchronous loads (at most 32 in flight) never reach it.
+        protocol.setQueues(ASYNC_QUEUE);
 
         ServiceConfig<UserService> service = new ServiceConfig<>();
         service.setInterface(UserService.class);
