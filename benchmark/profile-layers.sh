@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Per-layer CPU profile of benchmark targets (docs/dubbo-path-profile.md).
 #
-#   benchmark/profile-layers.sh OUT_DIR METHOD TARGET[,TARGET...]      e.g. results/prof existUser dubbo-netty4,dubbo-sluice
+#   benchmark/profile-layers.sh OUT_DIR METHOD TARGET[,TARGET...] [LOAD]   e.g. results/prof existUser dubbo-netty4,dubbo-sluice
 #
-# Runs ./bench.sh --no-build (build the jar first) at 32 threads for one method with a JFR recording in the server and
+# LOAD: a thread count of the synchronous workload (default 32) or an async load THREADSxINFLIGHT (e.g. 4x64).
+# Runs ./bench.sh --no-build (build the jar first) at LOAD for one method with a JFR recording in the server and
 # client JVMs (call timeout 5 s: the machine may be busy; benchmark/layers.jfc, from 30 s after each JVM starts, for 25 s: inside the measurement), and, when
 # `perf` is installed, `perf stat` on both JVMs for 20 s from 32 s after the client JVM starts (syscalls by kind,
 # context switches, task clock); with PERF=record, `perf record -g` instead (12 s), to be read with
@@ -11,7 +12,12 @@
 # Everything goes to OUT_DIR (jfr/, perf-*.txt, layers-*.txt, the benchmark's own files).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-OUT="$1"; METHOD="$2"; TARGETS="$3"
+OUT="$1"; METHOD="$2"; TARGETS="$3"; LOAD="${4:-32}"
+if [[ "$LOAD" == *x* ]]; then
+  WORKLOAD=(--async "$LOAD" --no-sync); CLIENT_TAG="${LOAD%%x*}tx${LOAD#*x}"
+else
+  WORKLOAD=(--threads "$LOAD"); CLIENT_TAG="${LOAD}t"
+fi
 JAR="$ROOT/benchmark/target/sluice-benchmarks.jar"
 mkdir -p "$OUT"
 EVENTS=task-clock,context-switches,raw_syscalls:sys_enter,syscalls:sys_enter_futex,syscalls:sys_enter_epoll_wait
@@ -54,7 +60,7 @@ watch_perf() {
 uptime > "$OUT/uptime.txt"
 watch_perf &
 WATCH=$!
-"$ROOT/bench.sh" --no-build --client-jvm per-method --targets "$TARGETS" --threads 32 --benchmarks "$METHOD" \
+"$ROOT/bench.sh" --no-build --client-jvm per-method --targets "$TARGETS" "${WORKLOAD[@]}" --benchmarks "$METHOD" \
   --warmup-iterations 3 --warmup-time 5 --iterations 5 --time 10 --no-gc --timeout 5000 --out "$OUT" \
   --jfr settings=benchmark/layers.jfc,delay=30s,duration=25s | tee "$OUT/bench.txt"
 wait "$WATCH" || true
@@ -62,7 +68,7 @@ uptime >> "$OUT/uptime.txt"
 
 for target in ${TARGETS//,/ }; do
   ops=$(python3 -c "import json,sys; print(next(r['opsPerMs'] for r in json.load(open('$OUT/summary.json'))['rows'] if r['target']=='$target')*1000)")
-  for f in "$OUT"/jfr/server-"$target".jfr "$OUT"/jfr/client-"$target"-32t-"$METHOD".jfr; do
+  for f in "$OUT"/jfr/server-"$target".jfr "$OUT"/jfr/client-"$target"-"$CLIENT_TAG"-"$METHOD".jfr; do
     name="$(basename "$f" .jfr)"
     java -cp "$JAR" dev.sluice.benchmark.profile.JfrLayers "$f" "$ops" > "$OUT/layers-$name.txt"
     echo "== $name ($ops calls/s)"; head -16 "$OUT/layers-$name.txt"
