@@ -113,29 +113,33 @@ public final class DubboConstants {
         return v >= 2_00_02_00 && v <= 2_00_99_00;
     }
 
-    /** "2.0.2" → 2000200 (each of up to four dotted parts is two decimal digits); -1 when not numeric. */
+    /**
+     * "2.0.2" → 2000200 (each of up to four dotted parts is two decimal digits); -1 when not numeric. Runs for every
+     * request a server decodes, so it reads the characters once and allocates nothing.
+     */
     private static int versionNumber(String version) {
-        String[] parts = version.split("\\.");
-        if (parts.length < 1 || parts.length > 4) {
-            return -1;
-        }
         int v = 0;
-        for (int i = 0; i < 4; i++) {
-            int part = 0;
-            if (i < parts.length) {
-                String p = parts[i];
-                if (p.isEmpty() || p.length() > 2) {
+        int parts = 0;
+        int part = 0;
+        int digits = 0;
+        for (int i = 0; i <= version.length(); i++) {
+            char c = i < version.length() ? version.charAt(i) : '.';
+            if (c == '.') {
+                if (digits == 0 || ++parts > 4) {
                     return -1;
                 }
-                for (int j = 0; j < p.length(); j++) {
-                    char c = p.charAt(j);
-                    if (c < '0' || c > '9') {
-                        return -1;
-                    }
-                    part = part * 10 + (c - '0');
-                }
+                v = v * 100 + part;
+                part = 0;
+                digits = 0;
+            } else if (c >= '0' && c <= '9' && digits < 2) {
+                part = part * 10 + (c - '0');
+                digits++;
+            } else {
+                return -1;
             }
-            v = v * 100 + part;
+        }
+        for (; parts < 4; parts++) {
+            v *= 100;
         }
         return v;
     }
