@@ -32,6 +32,14 @@ class ClientJvmTest {
     @TempDir
     Path dir;
 
+    /** Runs the Runner, checks it measured both methods, and returns what it printed. */
+    private String runMeasuringBoth(String clientJvm) throws Exception {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        assertEquals(0, run(clientJvm, console), console.toString(StandardCharsets.UTF_8));
+        assertBothMeasured();
+        return console.toString(StandardCharsets.UTF_8);
+    }
+
     private int run(String clientJvm, ByteArrayOutputStream console) throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0)) {
@@ -66,9 +74,7 @@ class ClientJvmTest {
 
     @Test
     void oneClientJvmWarmsEveryMethodOfARunBeforeMeasuringAny() throws Exception {
-        ByteArrayOutputStream console = new ByteArrayOutputStream();
-        assertEquals(0, run("per-run", console), console.toString(StandardCharsets.UTF_8));
-        assertBothMeasured();
+        String out = runMeasuringBoth("per-run");
         String log = Files.readString(dir.resolve("jmh.log"));
         // JMH ran in the client JVM the Runner started (no fork of its own): both methods' warm-ups, then each
         // method's own warm-up and measurement
@@ -76,16 +82,13 @@ class ClientJvmTest {
         assertEquals(4, count(log, "# Fork: N/A, test runs in the host VM"), log);
         assertEquals(0, count(log, "# Fork: 1 of 1"), log);
         assertTrue(Files.exists(dir.resolve("runs").resolve("raw-t2.json")));
-        String out = console.toString(StandardCharsets.UTF_8);
         assertEquals(2, count(out, "[warm-up]"), out);
         assertTrue(out.contains("[ 2/2 "), out);
     }
 
     @Test
     void aFullStyleRunForksAClientJvmPerMethod() throws Exception {
-        ByteArrayOutputStream console = new ByteArrayOutputStream();
-        assertEquals(0, run("per-method", console), console.toString(StandardCharsets.UTF_8));
-        assertBothMeasured();
+        runMeasuringBoth("per-method");
         String log = Files.readString(dir.resolve("jmh.log"));
         assertEquals(List.of("existUser", "getUser"), benchmarksInJmhLog(), log);
         assertEquals(2, count(log, "# Fork: 1 of 1"), log);
