@@ -8,14 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.results.format.ResultFormatFactory;
-import org.openjdk.jmh.results.format.ResultFormatType;
-import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.WarmupMode;
 
 /**
@@ -153,20 +148,10 @@ final class ClientJvm {
             progress.skipped(done);
             progress.target(targetName);
             progress.warmUpsFirst(bulk ? run.benchmarks() : 0);
-            try {
-                Collection<RunResult> out = new org.openjdk.jmh.runner.Runner(Runner.options(s, run, target, s.host,
-                        port, s.out).forks(0).warmupMode(bulk ? WarmupMode.BULK_INDI : WarmupMode.INDI).build(),
-                        progress).run();
-                ResultFormatFactory.getInstance(ResultFormatType.JSON, results.toString()).writeOut(out);
-                if (out.size() < run.benchmarks()) {
-                    Files.writeString(Path.of(results + ".failed"), (run.benchmarks() - out.size())
-                            + " benchmark(s) produced no result; see jmh.log\n");
-                    status = 1;
-                }
-            } catch (RunnerException e) {
-                String cause = progress.lastFailure();
-                Files.writeString(Path.of(results + ".failed"), Runner.rootMessage(e)
-                        + (cause == null ? "" : ": " + cause) + "\n");
+            List<String> failures = Runner.runJmh(Runner.options(s, run, target, s.host, port, s.out).forks(0)
+                    .warmupMode(bulk ? WarmupMode.BULK_INDI : WarmupMode.INDI).build(), progress, run, results);
+            if (!failures.isEmpty()) {
+                Files.write(Path.of(results + ".failed"), failures);
                 status = 1;
             }
         } finally {

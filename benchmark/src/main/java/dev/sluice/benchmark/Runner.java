@@ -242,20 +242,12 @@ public final class Runner {
                             }
                             failed.addAll(o.failures());
                         } else {
-                            try {
-                                Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(
-                                        options(s, run, target, host, port, out).build(), progress).run();
-                                Path file = ClientJvm.resultsFile(out, target, run);
-                                ResultFormatFactory.getInstance(ResultFormatType.JSON, file.toString())
-                                        .writeOut(results);
+                            Path file = ClientJvm.resultsFile(out, target, run);
+                            Files.deleteIfExists(file); // a run into the same --out: only this run's results count
+                            failed.addAll(runJmh(options(s, run, target, host, port, out).build(), progress, run,
+                                    file));
+                            if (Files.exists(file)) {
                                 resultFiles.add(file);
-                                if (results.size() < run.benchmarks()) {
-                                    failed.add((run.benchmarks() - results.size())
-                                            + " benchmark(s) produced no result; see jmh.log");
-                                }
-                            } catch (RunnerException e) {
-                                String cause = progress.lastFailure();
-                                failed.add(rootMessage(e) + (cause == null ? "" : ": " + cause));
                             }
                         }
                         for (String f : failed) {
@@ -541,6 +533,25 @@ public final class Runner {
             failures.forEach(f -> sb.append("* ").append(f.replace("\n", " ")).append('\n'));
         }
         return sb.toString();
+    }
+
+    /**
+     * Runs JMH with {@code options}, reporting through {@code progress}, and writes its results as JMH JSON into
+     * {@code file}; returns what failed (none when every benchmark of {@code run} has a result). Used in this JVM
+     * (JMH forking a client JVM per method) and in a {@link ClientJvm} (JMH running inside it).
+     */
+    static List<String> runJmh(org.openjdk.jmh.runner.options.Options options, ProgressFormat progress, Run run,
+            Path file) {
+        try {
+            Collection<RunResult> results = new org.openjdk.jmh.runner.Runner(options, progress).run();
+            ResultFormatFactory.getInstance(ResultFormatType.JSON, file.toString()).writeOut(results);
+            return results.size() < run.benchmarks()
+                    ? List.of((run.benchmarks() - results.size()) + " benchmark(s) produced no result; see jmh.log")
+                    : List.of();
+        } catch (RunnerException e) {
+            String cause = progress.lastFailure();
+            return List.of(rootMessage(e) + (cause == null ? "" : ": " + cause));
+        }
     }
 
     /** A new, empty file opened for appending: another process may append to it as well. */
