@@ -1,5 +1,6 @@
 package dev.sluice.rpc;
 
+import dev.sluice.codec.dubbo.EncodedAttachments;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -38,7 +39,11 @@ public final class SluiceContext {
         return this;
     }
 
-    /** Server: the attachments of the request being served; client: those of the last response received. */
+    /**
+     * Server: the attachments of the request being served; client: those of the last response received. Read-only
+     * (the same instance may serve every call of a connection); a server adds to the response with
+     * {@link #setResponseAttachment}.
+     */
     public Map<String, Object> attachments() {
         return incoming;
     }
@@ -64,7 +69,8 @@ public final class SluiceContext {
     }
 
     void setIncoming(Map<String, Object> attachments) {
-        this.incoming = attachments == null ? Collections.emptyMap() : attachments;
+        this.incoming = attachments == null ? Collections.emptyMap()
+                : attachments instanceof EncodedAttachments ? attachments : Collections.unmodifiableMap(attachments);
     }
 
     Map<String, Object> takeResponseAttachments() {

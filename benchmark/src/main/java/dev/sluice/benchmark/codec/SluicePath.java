@@ -7,6 +7,7 @@ import dev.sluice.codec.dubbo.DubboEncoder;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.EncodedAttachments;
 import dev.sluice.codec.dubbo.InterfaceTypeResolver;
 import dev.sluice.rpc.Serialization;
 import dev.sluice.transport.codec.FrameDecoder;
@@ -49,7 +50,8 @@ public final class SluicePath implements CodecPath {
         this.serverDecoder = server.newDecoder(null);
         this.clientDecoder = client.newDecoder(null);
         this.request = DubboRequest.invocation(CodecCall.ID, true, serialization.id(),
-                DubboMethod.of(UserService.class, call.method(), null), call.arguments(), attachments());
+                DubboMethod.of(UserService.class, call.method(), null), call.arguments(),
+                EncodedAttachments.of(attachments())); // as a proxy sends them: encoded once
         this.response = DubboResponse.value(CodecCall.ID, serialization.id(), call.result(),
                 DubboResponse.DEFAULT_ATTACHMENTS);
         this.valueType = call.method().getGenericReturnType();

@@ -6,6 +6,8 @@ import com.alibaba.fastjson2.JSONWriter;
 import dev.sluice.transport.FrameTooLargeException;
 import dev.sluice.transport.codec.FrameEncoder;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -17,7 +19,8 @@ import java.util.Map;
  * (docs/wire-format.md §1–§6) into the caller's pooled buffer: a 16-byte header whose body length is patched at
  * the end, then length-prefixed JSONB items. Each item is written by fastjson2 with Dubbo's eight writer features and
  * flushed into the buffer behind a 4-byte placeholder; ASCII strings, nulls, booleans and the result flag are
- * written by hand, and the five leading request items come pre-encoded from the {@link DubboMethod}.
+ * written by hand, the five leading request items come pre-encoded from the {@link DubboMethod}, and
+ * {@link EncodedAttachments} from their own bytes.
  *
  * <p><b>Threads:</b> stateless apart from its configuration; runs on whichever thread sends, concurrently.
  *
@@ -168,6 +171,9 @@ public final class DubboEncoder implements FrameEncoder {
         if (attachments == null) {
             return new HashMap<>();
         }
+        if (attachments instanceof EncodedAttachments) {
+            return ((EncodedAttachments) attachments).plain();
+        }
         return attachments.getClass() == HashMap.class ? attachments : new HashMap<>(attachments);
     }
 
@@ -295,6 +301,17 @@ public final class DubboEncoder implements FrameEncoder {
                 + (v == null ? "" : ", type=" + v.getClass().getName()) + "}";
     }
 
+    /** The attachments item (length and JSONB) exactly as a fastjson2 request or response would carry it. */
+    static byte[] attachmentsItem(Map<String, Object> attachments) {
+        ByteBuf buf = Unpooled.buffer(128);
+        try {
+            new Items(buf).writeAttachments(attachments);
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
     private static byte[] item(byte[] jsonb) {
         byte[] b = new byte[4 + jsonb.length];
         b[0] = (byte) (jsonb.length >>> 24);
@@ -339,7 +356,9 @@ public final class DubboEncoder implements FrameEncoder {
 
         /** Attachments travel as a plain {@code HashMap} (untagged), like Dubbo's. */
         void writeAttachments(Map<String, Object> attachments) {
-            if (attachments == DubboResponse.DEFAULT_ATTACHMENTS) {
+            if (attachments instanceof EncodedAttachments) {
+                out.writeBytes(((EncodedAttachments) attachments).fastjson2Item());
+            } else if (attachments == DubboResponse.DEFAULT_ATTACHMENTS) {
                 out.writeBytes(DEFAULT_ATTACHMENTS_ITEM);
             } else if (attachments == null || attachments.isEmpty()) {
                 out.writeBytes(EMPTY_MAP_ITEM);

@@ -4,6 +4,7 @@ import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.reader.ObjectReader;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -31,8 +32,14 @@ final class Fastjson2Items {
     };
 
     private static final int ITEM_PADDING = 16;
+    /** How many attachment items a decoder remembers (a power of two; chosen by item length). */
+    private static final int REMEMBERED = 4;
+    /** The longest attachment item remembered, in bytes. */
+    private static final int MAX_REMEMBERED_ITEM = 1024;
 
     private final JSONReader.Context readContext;
+    /** The attachments read last, by item length; per connection, on its event loop. */
+    private final EncodedAttachments[] remembered = new EncodedAttachments[REMEMBERED];
 
     // The body being read: buf[pos, end).
     private byte[] buf;
@@ -150,10 +157,26 @@ final class Fastjson2Items {
         }
     }
 
+    /**
+     * The next item as attachments. An item of ASCII strings is kept (the last few, by length) and, when the next one
+     * has the same bytes, the same immutable instance is returned without decoding: a client sends the same
+     * attachments on every call, and a provider the same with every result.
+     */
     Map<String, Object> readAttachmentsItem() {
-        Map<String, Object> simple = readAsciiStringMap();
+        EncodedAttachments same = sameAttachmentsAsBefore();
+        if (same != null) {
+            return same;
+        }
+        int itemStart = pos;
+        HashMap<String, Object> simple = readAsciiStringMap();
         if (simple != null) {
-            return simple;
+            int length = pos - itemStart;
+            if (length > MAX_REMEMBERED_ITEM) {
+                return simple;
+            }
+            EncodedAttachments read = EncodedAttachments.decoded(simple, Arrays.copyOfRange(buf, itemStart, pos));
+            remembered[length & (REMEMBERED - 1)] = read;
+            return read;
         }
         Object v = readValueItem(Map.class);
         if (v == null) {
@@ -167,11 +190,33 @@ final class Fastjson2Items {
         return m;
     }
 
+    /** Remembered attachments whose item has exactly the bytes at {@code pos} (then skipped), or {@code null}. */
+    private EncodedAttachments sameAttachmentsAsBefore() {
+        if (end - pos < 4) {
+            return null;
+        }
+        int length = 4 + (((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8)
+                | (buf[pos + 3] & 0xff));
+        if (length < 4 || length > end - pos) {
+            return null;
+        }
+        EncodedAttachments candidate = remembered[length & (REMEMBERED - 1)];
+        if (candidate == null) {
+            return null;
+        }
+        byte[] item = candidate.fastjson2Item();
+        if (item.length != length || !Arrays.equals(buf, pos, pos + length, item, 0, length)) {
+            return null;
+        }
+        pos += length;
+        return candidate;
+    }
+
     /**
      * The usual attachments — a map of ASCII strings to ASCII strings — read by hand into a {@code HashMap}; anything
      * else returns {@code null} with {@code pos} unchanged, for fastjson2 to read.
      */
-    private Map<String, Object> readAsciiStringMap() {
+    private HashMap<String, Object> readAsciiStringMap() {
         if (end - pos < 6) {
             return null;
         }
@@ -309,7 +354,7 @@ final class Fastjson2Items {
     byte[] pooledItemCopy(int off, int n) {
         byte[] copy = ItemArrays.take(n + ITEM_PADDING);
         System.arraycopy(buf, off, copy, 0, n);
-        java.util.Arrays.fill(copy, n, n + ITEM_PADDING, (byte) 0);
+        Arrays.fill(copy, n, n + ITEM_PADDING, (byte) 0);
         return copy;
     }
 }
