@@ -144,6 +144,11 @@ public final class Runner {
             totalSeconds += secondsOf(s, t);
         }
         long perBenchmark = total == 0 ? 0 : Math.round((double) totalSeconds / total);
+        boolean interleaved = s.interleaved && s.sync;
+        int interleavedBenchmarks = interleaved ? targets.size() * s.threads.size() * s.methods.size() : 0;
+        if (interleaved) {
+            totalSeconds += Interleaved.seconds(s, targets.size());
+        }
 
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put("date", LocalDateTime.now().toString());
@@ -162,7 +167,7 @@ public final class Runner {
         console.println("Sluice benchmark: " + s.describe());
         console.printf(Locale.ROOT, "targets %s, server %s, %s cores, %s; JVMs: %s%n", meta.get("targets"), host,
                 meta.get("cores"), meta.get("vm"), meta.get("jvmFlags"));
-        console.printf(Locale.ROOT, "%d JMH benchmarks, about %d min; results in %s%n", total,
+        console.printf(Locale.ROOT, "%d benchmarks, about %d min; results in %s%n", total + interleavedBenchmarks,
                 Math.max(1, Math.round((totalSeconds + targets.size() * 5L) / 60.0)), out);
 
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
@@ -209,8 +214,14 @@ public final class Runner {
             System.setOut(forked);
             System.setErr(forked);
             ProgressFormat progress = new ProgressFormat(jmhLog, console, s.verbose, total, perBenchmark);
+            if (interleaved) {
+                failures.addAll(Interleaved.run(s, targets, host, out, console, jmhLog, resultFiles));
+            }
             for (int i = 0; i < targets.size(); i++) {
                 BenchTarget target = targets.get(i);
+                if (runs(s, target).isEmpty()) {
+                    continue; // measured interleaved above
+                }
                 int port = s.port + i;
                 int expectedDone = progress.done() + benchmarksOf(s, target);
                 progress.target(target.name());
@@ -399,7 +410,7 @@ public final class Runner {
     static List<Run> runs(Settings s, BenchTarget target) {
         boolean hessian2 = Targets.HESSIAN2.equals(Targets.groupOf(target.name()));
         List<Run> out = new ArrayList<>();
-        if (s.sync) {
+        if (s.sync && !s.interleaved) { // interleaved: Interleaved measures the synchronous workload
             List<Integer> threads = new ArrayList<>(s.threads);
             threads.sort(Collections.reverseOrder());
             for (int t : threads) {

@@ -12,7 +12,7 @@ final class Settings {
 
     static final List<String> METHODS = List.of("createUser", "existUser", "getUser", "listUser");
     static final List<String> MODES = List.of("thrpt", "sample");
-    static final List<String> CLIENT_JVMS = List.of("per-run", "per-method");
+    static final List<String> CLIENT_JVMS = List.of("interleaved", "per-run", "per-method");
     /** What {@code --async} without a list runs: threads x calls in flight per thread. */
     static final String DEFAULT_ASYNC = "1x64,4x64,32x8";
     /** The methods {@code --smoke} runs for the hessian2 targets: a POJO each way. */
@@ -46,6 +46,12 @@ final class Settings {
      * that once per run instead of once per method is what lets the default run warm up enough in 15 minutes.
      */
     boolean clientJvmPerRun;
+    /**
+     * The synchronous workload measured by {@link Interleaved}: every target's server and one client JVM per target
+     * up at once, the targets taking turns a few seconds each (the default profile's way); the asynchronous loads
+     * still run one client JVM per run.
+     */
+    boolean interleaved;
     /** The arguments this was parsed from: a {@link ClientJvm} parses the same. */
     List<String> args = List.of();
     List<Integer> threads;
@@ -74,9 +80,10 @@ final class Settings {
             "usage: Runner [--smoke | --short | --full] [options]",
             "",
             "profiles (default --short):",
-            "  --short            one client JVM per target and thread count: every method warms up (3 x 2 s), then",
-            "                     each warms up again (3 x 2 s) and is measured (5 x 2 s); throughput with per-call",
-            "                     percentiles; the fastjson2 targets, threads 32 and 1 (about 14 minutes)",
+            "  --short            interleaved: every server and one client JVM per target and thread count up at once,",
+            "                     the targets taking turns per method (0.5 s settle + 2 s): 3 warm-up rounds, then 5",
+            "                     measured; throughput with per-call percentiles; the fastjson2 targets, threads 32",
+            "                     and 1 (about 13 minutes)",
             "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
             "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",
             "                     hessian2 targets run createUser and listUser, async (2x8) listUser only",
@@ -90,8 +97,9 @@ final class Settings {
             "  --warmup-iterations N  --warmup-time SECONDS  --iterations N  --time SECONDS",
             "  --forks N          client JVMs per benchmark (default 1; the run takes N times as long); implies",
             "                     --client-jvm per-method",
-            "  --client-jvm per-run|per-method  one client JVM for all methods of a target and load (--short,",
-            "                     --smoke), or one per method as dubbo-benchmark (--full)",
+            "  --client-jvm interleaved|per-run|per-method  the targets taking turns in rounds (--short; synchronous",
+            "                     workload only), one client JVM for all methods of a target and load, warmed up",
+            "                     first (--smoke, and async loads), or one per method as dubbo-benchmark (--full)",
             "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
             "  --port N           first server port (default 20880; target i uses port + i)",
             "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo; 10000 with --smoke)",
@@ -178,13 +186,15 @@ final class Settings {
             // iteration does not move the figure.
             default -> s.defaults(3, 3, 2, 5, 2, "32,1", "thrpt");
         }
-        s.clientJvmPerRun = clientJvm != null ? clientJvm.equals("per-run") : !"full".equals(s.profile);
+        s.clientJvmPerRun = clientJvm != null ? !clientJvm.equals("per-method") : !"full".equals(s.profile);
+        s.interleaved = clientJvm != null ? clientJvm.equals("interleaved") : "short".equals(s.profile);
         if (s.forks > 1) {
-            if ("per-run".equals(clientJvm)) {
+            if (clientJvm != null && !clientJvm.equals("per-method")) {
                 throw new UsageException("--forks " + s.forks + " forks a client JVM per method: it cannot go with"
-                        + " --client-jvm per-run");
+                        + " --client-jvm " + clientJvm);
             }
             s.clientJvmPerRun = false;
+            s.interleaved = false;
         }
         if (warmupIterations != null) {
             s.warmupIterations = Integer.parseInt(warmupIterations);
@@ -195,6 +205,13 @@ final class Settings {
         if (time != null) s.seconds = Integer.parseInt(time);
         if (threads != null) s.threads = parseThreads(threads);
         if (modes != null) s.modes = checked(split(modes), MODES, "--modes");
+        if (s.interleaved && !s.modes.equals(List.of("thrpt"))) {
+            if ("interleaved".equals(clientJvm)) {
+                throw new UsageException("--client-jvm interleaved measures throughput with per-call percentiles;"
+                        + " JMH's sample mode needs --client-jvm per-run or per-method");
+            }
+            s.interleaved = false;
+        }
         // smoke runs cold JVMs with no warm-up, often on a busy CI machine: a generous timeout keeps a slow first
         // call from failing the check; measured profiles keep Dubbo's default like dubbo-benchmark
         s.timeoutMillis = timeout != null ? Integer.parseInt(timeout) : "smoke".equals(s.profile) ? 10_000 : 1000;
@@ -315,7 +332,9 @@ final class Settings {
                 "profile %s: %d warm-up x %d s (%d with more than one call in flight) + %d x %d s, %s,"
                         + " threads %s, async %s, modes %s, benchmarks %s%s, gc %s, call timeout %d ms%s",
                 profile, warmupIterations, warmupSeconds, concurrentWarmupIterations, iterations, seconds,
-                clientJvmPerRun ? "one client JVM per run, every method warmed up first"
+                interleaved ? "interleaved: targets take turns per method and round (" + Interleaved.SETTLE_MILLIS
+                        + " ms settle per turn), warm-up rounds first"
+                        : clientJvmPerRun ? "one client JVM per run, every method warmed up first"
                         : forks + " client JVM(s) per method",
                 sync ? threads : "none",
                 async.length() == 0 ? "none" : async, modes, methods,

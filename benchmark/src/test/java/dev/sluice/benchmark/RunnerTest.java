@@ -22,15 +22,33 @@ class RunnerTest {
     }
 
     @Test
-    void theDefaultRunWarmsOneClientJvmPerTargetAndThreadCountForThirtySecondsWithinFifteenMinutes() {
+    void theDefaultRunInterleavesTheTargetsAfterThirtySecondsOfCallsPerClientWithinFifteenMinutes() {
         Settings s = Settings.parse(new String[0]);
+        assertTrue(s.interleaved);
+        for (String t : Targets.defaultNames()) {
+            assertEquals(List.of(), Runner.runs(s, Targets.get(t)), t + ": no JMH run, the interleaved rounds measure");
+        }
+        // per thread count (32 and 1): 8 rounds (3 warm-up, 5 measured) x 4 methods x 4 targets x (0.5 s settle +
+        // 2 s) + 8 s for the client JVMs; then a server start per target
+        long seconds = Interleaved.seconds(s, Targets.defaultNames().size()) + 5L * Targets.defaultNames().size();
+        assertEquals(2 * (8 * 16 * 5 / 2 + 8) + 4 * 5, seconds);
+        assertTrue(seconds <= 15 * 60, seconds + " s");
+        // what each client JVM has called before its first measured slot: every method in every warm-up round
+        long warmUpMillis = (long) s.concurrentWarmupIterations * s.methods.size()
+                * (s.warmupSeconds * 1000L + Interleaved.SETTLE_MILLIS);
+        assertTrue(warmUpMillis >= 30_000, warmUpMillis + " ms");
+    }
+
+    @Test
+    void aRunOfOneClientJvmPerTargetAndThreadCountWarmsEveryMethodForThirtySeconds() {
+        Settings s = Settings.parse(new String[] {"--client-jvm", "per-run"});
         assertTrue(s.clientJvmPerRun);
+        assertFalse(s.interleaved);
         // 4 targets x 2 thread counts = 8 client JVMs, each: 4 methods x (3 x 2 s bulk + 3 x 2 s own warm-up +
         // 5 x 2 s measured + 1 s connect and close) + 4 s start and stop
         assertEquals(32, Targets.defaultNames().stream().mapToInt(t -> Runner.benchmarksOf(s, Targets.get(t))).sum());
         long seconds = seconds(s, Targets.defaultNames());
         assertEquals(8 * (4 + 4 * (6 + 6 + 10 + 1)) + 4 * 5, seconds);
-        assertTrue(seconds <= 15 * 60, seconds + " s");
         for (Runner.Run run : Runner.runs(s, Targets.get("sluice"))) {
             // the first method measured in a client JVM follows every method's bulk warm-up and its own
             long firstWarmUp = (long) Runner.warmupIterations(s, run) * s.warmupSeconds * (run.methods().size() + 1);
@@ -46,6 +64,17 @@ class RunnerTest {
         assertThrows(Settings.UsageException.class,
                 () -> Settings.parse(new String[] {"--forks", "2", "--client-jvm", "per-run"}));
         assertThrows(Settings.UsageException.class, () -> Settings.parse(new String[] {"--client-jvm", "shared"}));
+        assertFalse(Settings.parse(new String[] {"--full"}).interleaved);
+        assertFalse(Settings.parse(new String[] {"--smoke"}).interleaved);
+        assertFalse(Settings.parse(new String[] {"--forks", "2"}).interleaved);
+        assertTrue(Settings.parse(new String[] {"--full", "--modes", "thrpt", "--client-jvm", "interleaved"})
+                .interleaved);
+        // JMH's sample mode needs JMH: the default falls back to a client JVM per run, an explicit choice is refused
+        Settings sample = Settings.parse(new String[] {"--modes", "thrpt,sample"});
+        assertFalse(sample.interleaved);
+        assertTrue(sample.clientJvmPerRun);
+        assertThrows(Settings.UsageException.class,
+                () -> Settings.parse(new String[] {"--modes", "sample", "--client-jvm", "interleaved"}));
     }
 
     @Test

@@ -14,14 +14,15 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndWarmsEveryMethodOfOneClientJvmThenEachAgainThenMeasuresFiveIterations() {
+    void shortIsTheDefaultAndInterleavesThreeWarmUpRoundsThenFiveMeasuredRounds() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
-        assertTrue(s.clientJvmPerRun);
-        assertEquals(3, s.warmupIterations); // per method, in the bulk warm-up and again before its measurement
-        assertEquals(3, s.concurrentWarmupIterations);
+        assertTrue(s.interleaved);
+        assertTrue(s.clientJvmPerRun); // for async loads, which are not interleaved
+        assertEquals(3, s.warmupIterations);
+        assertEquals(3, s.concurrentWarmupIterations); // the interleaved warm-up rounds
         assertEquals(2, s.warmupSeconds);
-        assertEquals(5, s.iterations); // an odd count: the median is one iteration's score
+        assertEquals(5, s.iterations); // measured rounds, an odd count: the median is one round's score
         assertEquals(2, s.seconds);
         assertEquals(List.of(32, 1), s.threads);
         assertEquals(List.of("thrpt"), s.modes); // percentiles come from the per-call recorder

@@ -148,7 +148,7 @@ public final class JmhJson {
     }
 
     /** The median (the mean of the middle two for an even count); NaN for none. */
-    static double median(double[] values) {
+    public static double median(double[] values) {
         if (values.length == 0) {
             return Double.NaN;
         }

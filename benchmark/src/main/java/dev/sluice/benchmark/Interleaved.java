@@ -1,0 +1,316 @@
+package dev.sluice.benchmark;
+
+import com.alibaba.fastjson2.JSON;
+import com.alibaba.fastjson2.JSONArray;
+import com.alibaba.fastjson2.JSONObject;
+import com.alibaba.fastjson2.JSONWriter;
+import dev.sluice.benchmark.latency.CallLatencyProfiler;
+import dev.sluice.benchmark.report.JmhJson;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.util.ListStatistics;
+
+/**
+ * The default run's synchronous workload, measured interleaved: every target's server runs at once, and for each
+ * thread count one client JVM per target ({@link InterleavedClient}) stays connected while the targets take turns,
+ * one slot each per method and round (a short unmeasured settle, then the measured window), the order rotating every
+ * round. The first rounds warm up, the rest are measured; a row's score is the median of its rounds.
+ *
+ * <p>Why: measured one after another, a target that drew a slow stretch of a small shared VM (they last tens of
+ * seconds) moved its ratios by 10-20 % between two runs; taking turns every few seconds puts every target of a method
+ * into the same stretch of time, so the ratios, which are the figures users quote, hold still.
+ *
+ * <p>Results are written as JMH JSON ({@code runs/interleaved-TARGET-tN.json}: Throughput entries with each round's
+ * score as a measurement iteration, the whole JVM's allocation per call as {@code gc.alloc.rate.norm} and the calls'
+ * percentiles as {@code call.p50}, ... — the names JMH's profilers give them), so the report reads them like any
+ * other run.
+ *
+ * <p>Threads: runs on the {@link Runner}'s main thread; one reader thread per client JVM queues its answers.
+ */
+final class Interleaved {
+    /** The unmeasured start of every slot: the target's threads wake and its connections fill again. */
+    static final int SETTLE_MILLIS = 500;
+    /** A client JVM's start, its connect and its stop, for the time estimate. */
+    private static final int CLIENT_SECONDS = 8;
+
+    private Interleaved() {}
+
+    /** The rounds of one thread count: warm-up rounds (warm-up time each) then measured rounds. */
+    static int rounds(Settings s) {
+        return s.concurrentWarmupIterations + s.iterations;
+    }
+
+    /** The wall time of the interleaved part, for the estimate: per thread count, every slot of every round. */
+    static long seconds(Settings s, int targets) {
+        long perRound = (long) s.methods.size() * targets;
+        long slots = perRound * (s.concurrentWarmupIterations * (s.warmupSeconds * 1000L + SETTLE_MILLIS)
+                + s.iterations * (s.seconds * 1000L + SETTLE_MILLIS)) / 1000;
+        return s.threads.size() * (slots + CLIENT_SECONDS);
+    }
+
+    /** One target's client JVM and what it measured. */
+    private static final class Client {
+        final BenchTarget target;
+        final Process process;
+        final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
+        final Map<String, List<double[]>> rounds = new LinkedHashMap<>();
+        String failure;
+
+        Client(BenchTarget target, Process process) {
+            this.target = target;
+            this.process = process;
+        }
+
+        void send(String line) {
+            try {
+                process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                process.getOutputStream().flush();
+            } catch (IOException e) {
+                failure = "the client JVM stopped reading its commands (" + e.getMessage() + "); see client.log";
+            }
+        }
+
+        String await(long seconds) throws InterruptedException {
+            String a = answers.poll(seconds, TimeUnit.SECONDS);
+            if (a == null) {
+                failure = process.isAlive() ? "no answer within " + seconds + " s" : "the client JVM exited with "
+                        + process.exitValue() + "; see client.log";
+            }
+            return a;
+        }
+    }
+
+    /**
+     * Runs the synchronous workload of {@code s} against {@code targets}, interleaved; returns the failures (target
+     * and what failed), adds the result files it wrote to {@code resultFiles}.
+     */
+    static List<String> run(Settings s, List<BenchTarget> targets, String host, Path out, PrintStream console,
+            PrintStream log, List<Path> resultFiles) throws IOException, InterruptedException {
+        List<String> failures = new ArrayList<>();
+        List<ServerProcess> servers = new ArrayList<>();
+        List<Client> clients = new ArrayList<>();
+        Thread hook = new Thread(() -> {
+            clients.forEach(c -> c.process.destroyForcibly());
+            servers.forEach(ServerProcess::kill);
+        }, "kill-interleaved");
+        Runtime.getRuntime().addShutdownHook(hook);
+        List<BenchTarget> serving = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        try {
+            for (int i = 0; i < targets.size(); i++) {
+                BenchTarget t = targets.get(i);
+                int port = s.port + i;
+                try {
+                    ServerProcess server = ServerProcess.start(t.name(), host, port,
+                            out.resolve("server-" + t.name() + ".log"), Runner.jvmFlags(s, t, out, null));
+                    servers.add(server);
+                    server.awaitReady(host, port, Duration.ofSeconds(120));
+                    serving.add(t);
+                    ports.add(port);
+                } catch (Exception e) {
+                    failures.add(t.name() + ": server: " + Runner.rootMessage(e));
+                }
+            }
+            say(console, log, String.format(Locale.ROOT, "== interleaved: %s; per thread count %d warm-up rounds"
+                    + " of %d s and %d measured rounds of %d s per method and target, each after %d ms unmeasured",
+                    String.join(", ", serving.stream().map(BenchTarget::name).toList()),
+                    s.concurrentWarmupIterations, s.warmupSeconds, s.iterations, s.seconds, SETTLE_MILLIS));
+            List<Integer> threadCounts = new ArrayList<>(s.threads);
+            threadCounts.sort(Collections.reverseOrder());
+            for (int threads : threadCounts) {
+                clients.clear();
+                Runner.Run run = new Runner.Run(threads, 0, s.methods, List.of("thrpt"));
+                for (int i = 0; i < serving.size(); i++) {
+                    clients.add(start(s, serving.get(i), run, host, ports.get(i), out));
+                }
+                for (Client c : clients) {
+                    String ready = c.await(180);
+                    if (ready != null && !ready.equals("ready")) {
+                        c.failure = ready.replaceFirst("^error ", "");
+                    }
+                }
+                measure(s, clients, threads, console, log);
+                for (Client c : clients) {
+                    c.send("quit");
+                }
+                for (Client c : clients) {
+                    if (!c.process.waitFor(30, TimeUnit.SECONDS)) {
+                        c.process.destroyForcibly();
+                    }
+                    if (c.failure != null) {
+                        failures.add(c.target.name() + " t=" + threads + ": " + c.failure);
+                    } else {
+                        resultFiles.add(write(out, c, threads, host, ports.get(serving.indexOf(c.target)), s));
+                    }
+                }
+            }
+        } finally {
+            for (Client c : clients) {
+                c.process.destroyForcibly();
+            }
+            for (ServerProcess server : servers) {
+                server.close();
+            }
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        return failures;
+    }
+
+    private static Client start(Settings s, BenchTarget target, Runner.Run run, String host, int port, Path out)
+            throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(Settings.JVM_FLAGS);
+        cmd.addAll(Runner.jvmFlags(s, target, out, run));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), InterleavedClient.class.getName(),
+                target.name(), String.valueOf(run.threads()), host, String.valueOf(port),
+                String.valueOf(s.timeoutMillis), out.resolve("client.log").toString()));
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("client.log").toFile()))
+                .start();
+        Client c = new Client(target, p);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    c.answers.add(line);
+                }
+            } catch (IOException e) {
+                // the client JVM is gone; await() says so
+            }
+        }, "interleaved-" + target.name());
+        reader.setDaemon(true);
+        reader.start();
+        return c;
+    }
+
+    /** The rounds of one thread count: per round and method, every live client one slot, in rotating order. */
+    private static void measure(Settings s, List<Client> clients, int threads, PrintStream console, PrintStream log)
+            throws InterruptedException {
+        int warmUps = s.concurrentWarmupIterations;
+        for (int round = 0; round < rounds(s); round++) {
+            boolean measured = round >= warmUps;
+            long windowMillis = (measured ? s.seconds : s.warmupSeconds) * 1000L;
+            for (String method : s.methods) {
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "   t=%-3d %s %d/%d %-10s",
+                        threads, measured ? "round" : "warm ", measured ? round - warmUps + 1 : round + 1,
+                        measured ? s.iterations : warmUps, method));
+                for (int k = 0; k < clients.size(); k++) {
+                    Client c = clients.get((k + round) % clients.size());
+                    if (c.failure != null) {
+                        continue;
+                    }
+                    c.send("run " + method + " " + SETTLE_MILLIS + " " + windowMillis);
+                    String a = c.failure == null ? c.await(windowMillis / 1000 + 90) : null;
+                    if (a == null) {
+                        continue;
+                    }
+                    String[] w = a.split(" ");
+                    if (!w[0].equals("ok")) {
+                        c.failure = method + ": " + a.replaceFirst("^error ", "");
+                        continue;
+                    }
+                    double[] v = new double[6];
+                    for (int i = 0; i < 6; i++) {
+                        v[i] = Double.parseDouble(w[i + 1]);
+                    }
+                    double opsPerMs = v[0] / (v[1] / 1e6);
+                    if (measured) {
+                        c.rounds.computeIfAbsent(method, m -> new ArrayList<>()).add(v);
+                    }
+                    line.append(String.format(Locale.ROOT, "  %s %.1f", c.target.name(), opsPerMs));
+                }
+                say(console, log, line.toString());
+            }
+        }
+    }
+
+    /** One client's measured rounds as JMH JSON, one Throughput entry per method. */
+    private static Path write(Path out, Client c, int threads, String host, int port, Settings s) throws IOException {
+        JSONArray entries = new JSONArray();
+        for (Map.Entry<String, List<double[]>> e : c.rounds.entrySet()) {
+            List<double[]> rounds = e.getValue();
+            ListStatistics ops = new ListStatistics();
+            JSONArray iterations = new JSONArray();
+            double[] bytes = new double[rounds.size()];
+            double[][] pcts = new double[3][rounds.size()];
+            for (int i = 0; i < rounds.size(); i++) {
+                double[] v = rounds.get(i);
+                double opsPerMs = v[0] / (v[1] / 1e6);
+                ops.addValue(opsPerMs);
+                iterations.add(opsPerMs);
+                bytes[i] = v[0] == 0 ? Double.NaN : v[2] / v[0];
+                for (int p = 0; p < 3; p++) {
+                    pcts[p][i] = v[3 + p] / 1e6;
+                }
+            }
+            JSONObject primary = new JSONObject();
+            primary.put("score", ops.getMean());
+            primary.put("scoreError", rounds.size() > 1 ? ops.getMeanErrorAt(0.999) : Double.NaN);
+            primary.put("scoreUnit", "ops/ms");
+            primary.put("rawData", JSONArray.of(iterations));
+            JSONObject secondary = new JSONObject();
+            if (s.gc) {
+                secondary.put("gc.alloc.rate.norm", scalar(median(bytes), "B/op"));
+            }
+            secondary.put(CallLatencyProfiler.P50, scalar(median(pcts[0]), "ms"));
+            secondary.put(CallLatencyProfiler.P99, scalar(median(pcts[1]), "ms"));
+            secondary.put(CallLatencyProfiler.P999, scalar(median(pcts[2]), "ms"));
+            JSONObject params = new JSONObject();
+            params.put("target", c.target.name());
+            params.put("host", host);
+            params.put("port", String.valueOf(port));
+            params.put("timeoutMs", String.valueOf(s.timeoutMillis));
+            JSONObject entry = new JSONObject();
+            entry.put("benchmark", UserServiceBenchmark.class.getName() + "." + e.getKey());
+            entry.put("mode", "thrpt");
+            entry.put("threads", threads);
+            entry.put("forks", 0);
+            entry.put("measurementIterations", rounds.size());
+            entry.put("measurementTime", s.seconds + " s");
+            entry.put("warmupIterations", s.concurrentWarmupIterations);
+            entry.put("warmupTime", s.warmupSeconds + " s");
+            entry.put("harness", "interleaved");
+            entry.put("params", params);
+            entry.put("primaryMetric", primary);
+            entry.put("secondaryMetrics", secondary);
+            entries.add(entry);
+        }
+        Path file = Files.createDirectories(out.resolve("runs"))
+                .resolve("interleaved-" + c.target.name() + "-t" + threads + ".json");
+        Files.writeString(file, JSON.toJSONString(entries, JSONWriter.Feature.PrettyFormat), StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private static JSONObject scalar(double score, String unit) {
+        JSONObject o = new JSONObject();
+        o.put("score", score);
+        o.put("scoreUnit", unit);
+        return o;
+    }
+
+    private static double median(double[] values) {
+        return JmhJson.median(java.util.Arrays.stream(values).filter(d -> !Double.isNaN(d)).toArray());
+    }
+
+    private static void say(PrintStream console, PrintStream log, String line) {
+        console.println(line);
+        log.println(line);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.sluice.benchmark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.benchmark.report.JmhJson;
+import dev.sluice.benchmark.report.Row;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The interleaved run: the whole Runner against two real server JVMs ({@code raw} and {@code sluice} on loopback) up
+ * at once, the targets taking turns per method in rotating order; and one client JVM's slots in process.
+ */
+@Timeout(240)
+class InterleavedTest {
+    private static final Pattern TURN = Pattern.compile("t=(\\d+)\\s+(warm |round) (\\d)/\\d (\\w+)\\s+(\\S+) [\\d.]+"
+            + "\\s+(\\S+) [\\d.]+");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theTargetsTakeTurnsPerMethodInRotatingOrderAndEveryRowIsMeasured() throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        Settings s = Settings.parse(new String[] {"--targets", "raw,sluice", "--benchmarks", "existUser,getUser",
+            "--threads", "1,2", "--warmup-iterations", "1", "--warmup-time", "1", "--iterations", "2", "--time", "1",
+            "--host", "127.0.0.1", "--port", String.valueOf(port), "--out", dir.toString(), "--lock-wait", "2"});
+        assertTrue(s.interleaved, "the default profile's way");
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        int status = Runner.run(s, new PrintStream(console, true, StandardCharsets.UTF_8));
+        String out = console.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, out);
+
+        // per thread count (2 first), round and method, both targets one turn each (in the targets' canonical order,
+        // sluice before raw, then rotated by one each round)
+        Matcher m = TURN.matcher(out);
+        List<String> turns = new ArrayList<>();
+        while (m.find()) {
+            assertFalse(m.group(5).equals(m.group(6)), m.group());
+            turns.add(m.group(1) + " " + m.group(2) + m.group(3) + " " + m.group(4) + " " + m.group(5) + ","
+                    + m.group(6));
+        }
+        assertEquals(List.of(
+                "2 warm 1 existUser sluice,raw", "2 warm 1 getUser sluice,raw",
+                "2 round1 existUser raw,sluice", "2 round1 getUser raw,sluice",
+                "2 round2 existUser sluice,raw", "2 round2 getUser sluice,raw",
+                "1 warm 1 existUser sluice,raw", "1 warm 1 getUser sluice,raw",
+                "1 round1 existUser raw,sluice", "1 round1 getUser raw,sluice",
+                "1 round2 existUser sluice,raw", "1 round2 getUser sluice,raw"), turns, out);
+
+        List<Row> rows = JmhJson.read(dir.resolve("jmh-result.json"));
+        assertEquals(8, rows.size(), rows.toString());
+        for (Row r : rows) {
+            String what = r.target + " " + r.method + " t=" + r.threads;
+            assertEquals(2, r.iterations, what);
+            assertTrue(r.opsPerMs > 0, what + " " + r.opsPerMs);
+            assertTrue(r.p50Ms > 0 && r.p99Ms >= r.p50Ms, what + " p50 " + r.p50Ms + " p99 " + r.p99Ms);
+            assertTrue(r.bytesPerOp > 0, what + " B/op " + r.bytesPerOp);
+        }
+        assertTrue(Files.exists(dir.resolve("runs").resolve("interleaved-sluice-t2.json")));
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("sluice"));
+    }
+
+    @Test
+    void aSlotCountsOnlyTheCallsOfItsWindowAndAFailedCallEndsItWithoutStoppingTheNext() throws Exception {
+        InterleavedClient client = new InterleavedClient(3);
+        client.startCallers();
+        AtomicInteger calls = new AtomicInteger();
+        Set<String> callers = ConcurrentHashMap.newKeySet();
+        String ok = client.slot(() -> {
+            callers.add(Thread.currentThread().getName());
+            return calls.incrementAndGet();
+        }, 20, 200);
+        String[] w = ok.split(" ");
+        assertEquals("ok", w[0], ok);
+        long measured = Long.parseLong(w[1]);
+        assertTrue(measured > 0 && measured <= calls.get(), ok + " of " + calls.get() + " calls in all");
+        assertTrue(Long.parseLong(w[2]) >= 200_000_000L, "the window's nanos: " + ok);
+        assertEquals(3, callers.size(), callers.toString());
+
+        AtomicInteger before = new AtomicInteger();
+        IllegalStateException failed = assertThrows(IllegalStateException.class, () -> client.slot(() -> {
+            if (before.incrementAndGet() == 50) {
+                throw new IllegalArgumentException("call 50 refused");
+            }
+            return null;
+        }, 10, 60_000));
+        assertTrue(failed.getMessage().contains("call 50 refused"), failed.getMessage());
+
+        int afterFailure = calls.get();
+        String again = client.slot(calls::incrementAndGet, 10, 100);
+        assertTrue(again.startsWith("ok ") && Long.parseLong(again.split(" ")[1]) > 0, again);
+        assertTrue(calls.get() > afterFailure);
+    }
+}
