@@ -50,17 +50,23 @@ final class Interleaved {
 
     private Interleaved() {}
 
-    /** The rounds of one thread count: warm-up rounds (warm-up time each) then measured rounds. */
-    static int rounds(Settings s) {
-        return s.concurrentWarmupIterations + s.iterations;
+    /**
+     * The warm-up rounds before the measured rounds of a thread count: the first has cold client JVMs
+     * ({@code concurrentWarmupIterations}), the later ones only a new thread count ({@code warmupIterations}).
+     */
+    static int warmUpRounds(Settings s, boolean first) {
+        return first ? s.concurrentWarmupIterations : s.warmupIterations;
     }
 
-    /** The wall time of the interleaved part, for the estimate: per thread count, every slot of every round. */
+    /** The wall time of the interleaved part, for the estimate: every slot of every round, and the client JVMs. */
     static long seconds(Settings s, int targets) {
-        long perRound = (long) s.methods.size() * targets;
-        long slots = perRound * (s.concurrentWarmupIterations * (s.warmupSeconds * 1000L + SETTLE_MILLIS)
-                + s.iterations * (s.seconds * 1000L + SETTLE_MILLIS)) / 1000;
-        return s.threads.size() * (slots + CLIENT_SECONDS);
+        long slotsPerRound = (long) s.methods.size() * targets;
+        long millis = 0;
+        for (int i = 0; i < s.threads.size(); i++) {
+            millis += slotsPerRound * (warmUpRounds(s, i == 0) * (s.warmupSeconds * 1000L + SETTLE_MILLIS)
+                    + s.iterations * (s.seconds * 1000L + SETTLE_MILLIS));
+        }
+        return millis / 1000 + CLIENT_SECONDS;
     }
 
     /** One target's client JVM and what it measured. */
@@ -68,7 +74,8 @@ final class Interleaved {
         final BenchTarget target;
         final Process process;
         final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
-        final Map<String, List<double[]>> rounds = new LinkedHashMap<>();
+        /** Per thread count, per method: each measured round's answer (calls, nanos, bytes, p50, p99, p99.9). */
+        final Map<Integer, Map<String, List<double[]>>> rounds = new LinkedHashMap<>();
         String failure;
 
         Client(BenchTarget target, Process process) {
@@ -126,37 +133,39 @@ final class Interleaved {
                     failures.add(t.name() + ": server: " + Runner.rootMessage(e));
                 }
             }
-            say(console, log, String.format(Locale.ROOT, "== interleaved: %s; per thread count %d warm-up rounds"
-                    + " of %d s and %d measured rounds of %d s per method and target, each after %d ms unmeasured",
-                    String.join(", ", serving.stream().map(BenchTarget::name).toList()),
-                    s.concurrentWarmupIterations, s.warmupSeconds, s.iterations, s.seconds, SETTLE_MILLIS));
             List<Integer> threadCounts = new ArrayList<>(s.threads);
             threadCounts.sort(Collections.reverseOrder());
-            for (int threads : threadCounts) {
-                clients.clear();
-                Runner.Run run = new Runner.Run(threads, 0, s.methods, List.of("thrpt"));
-                for (int i = 0; i < serving.size(); i++) {
-                    clients.add(start(s, serving.get(i), run, host, ports.get(i), out));
+            say(console, log, String.format(Locale.ROOT, "== interleaved: %s; threads %s; %d warm-up rounds (%d after"
+                    + " the first thread count) of %d s and %d measured rounds of %d s per method and target, each"
+                    + " turn after %d ms unmeasured",
+                    String.join(", ", serving.stream().map(BenchTarget::name).toList()), threadCounts,
+                    warmUpRounds(s, true), warmUpRounds(s, false), s.warmupSeconds, s.iterations, s.seconds,
+                    SETTLE_MILLIS));
+            Runner.Run all = new Runner.Run(threadCounts.get(0), 0, s.methods, List.of("thrpt"));
+            for (int i = 0; i < serving.size(); i++) {
+                clients.add(start(s, serving.get(i), all, host, ports.get(i), out));
+            }
+            for (Client c : clients) {
+                String ready = c.await(180);
+                if (ready != null && !ready.equals("ready")) {
+                    c.failure = ready.replaceFirst("^error ", "");
                 }
-                for (Client c : clients) {
-                    String ready = c.await(180);
-                    if (ready != null && !ready.equals("ready")) {
-                        c.failure = ready.replaceFirst("^error ", "");
-                    }
+            }
+            for (int i = 0; i < threadCounts.size(); i++) {
+                measure(s, clients, threadCounts.get(i), warmUpRounds(s, i == 0), console, log);
+            }
+            for (Client c : clients) {
+                c.send("quit");
+            }
+            for (Client c : clients) {
+                if (!c.process.waitFor(30, TimeUnit.SECONDS)) {
+                    c.process.destroyForcibly();
                 }
-                measure(s, clients, threads, console, log);
-                for (Client c : clients) {
-                    c.send("quit");
+                if (c.failure != null) {
+                    failures.add(c.target.name() + ": " + c.failure);
                 }
-                for (Client c : clients) {
-                    if (!c.process.waitFor(30, TimeUnit.SECONDS)) {
-                        c.process.destroyForcibly();
-                    }
-                    if (c.failure != null) {
-                        failures.add(c.target.name() + " t=" + threads + ": " + c.failure);
-                    } else {
-                        resultFiles.add(write(out, c, threads, host, ports.get(serving.indexOf(c.target)), s));
-                    }
+                if (!c.rounds.isEmpty()) {
+                    resultFiles.add(write(out, c, host, ports.get(serving.indexOf(c.target)), s));
                 }
             }
         } finally {
@@ -200,11 +209,10 @@ final class Interleaved {
         return c;
     }
 
-    /** The rounds of one thread count: per round and method, every live client one slot, in rotating order. */
-    private static void measure(Settings s, List<Client> clients, int threads, PrintStream console, PrintStream log)
-            throws InterruptedException {
-        int warmUps = s.concurrentWarmupIterations;
-        for (int round = 0; round < rounds(s); round++) {
+    /** One thread count: per round and method, every live client one turn, in an order rotating every round. */
+    private static void measure(Settings s, List<Client> clients, int threads, int warmUps, PrintStream console,
+            PrintStream log) throws InterruptedException {
+        for (int round = 0; round < warmUps + s.iterations; round++) {
             boolean measured = round >= warmUps;
             long windowMillis = (measured ? s.seconds : s.warmupSeconds) * 1000L;
             for (String method : s.methods) {
@@ -216,14 +224,14 @@ final class Interleaved {
                     if (c.failure != null) {
                         continue;
                     }
-                    c.send("run " + method + " " + SETTLE_MILLIS + " " + windowMillis);
+                    c.send("run " + method + " " + threads + " " + SETTLE_MILLIS + " " + windowMillis);
                     String a = c.failure == null ? c.await(windowMillis / 1000 + 90) : null;
                     if (a == null) {
                         continue;
                     }
                     String[] w = a.split(" ");
                     if (!w[0].equals("ok")) {
-                        c.failure = method + ": " + a.replaceFirst("^error ", "");
+                        c.failure = method + " t=" + threads + ": " + a.replaceFirst("^error ", "");
                         continue;
                     }
                     double[] v = new double[6];
@@ -232,7 +240,8 @@ final class Interleaved {
                     }
                     double opsPerMs = v[0] / (v[1] / 1e6);
                     if (measured) {
-                        c.rounds.computeIfAbsent(method, m -> new ArrayList<>()).add(v);
+                        c.rounds.computeIfAbsent(threads, t -> new LinkedHashMap<>())
+                                .computeIfAbsent(method, m -> new ArrayList<>()).add(v);
                     }
                     line.append(String.format(Locale.ROOT, "  %s %.1f", c.target.name(), opsPerMs));
                 }
@@ -241,61 +250,69 @@ final class Interleaved {
         }
     }
 
-    /** One client's measured rounds as JMH JSON, one Throughput entry per method. */
-    private static Path write(Path out, Client c, int threads, String host, int port, Settings s) throws IOException {
+    /** One client's measured rounds as JMH JSON, one Throughput entry per thread count and method. */
+    private static Path write(Path out, Client c, String host, int port, Settings s) throws IOException {
         JSONArray entries = new JSONArray();
-        for (Map.Entry<String, List<double[]>> e : c.rounds.entrySet()) {
-            List<double[]> rounds = e.getValue();
-            ListStatistics ops = new ListStatistics();
-            JSONArray iterations = new JSONArray();
-            double[] bytes = new double[rounds.size()];
-            double[][] pcts = new double[3][rounds.size()];
-            for (int i = 0; i < rounds.size(); i++) {
-                double[] v = rounds.get(i);
-                double opsPerMs = v[0] / (v[1] / 1e6);
-                ops.addValue(opsPerMs);
-                iterations.add(opsPerMs);
-                bytes[i] = v[0] == 0 ? Double.NaN : v[2] / v[0];
-                for (int p = 0; p < 3; p++) {
-                    pcts[p][i] = v[3 + p] / 1e6;
-                }
+        for (Map.Entry<Integer, Map<String, List<double[]>>> load : c.rounds.entrySet()) {
+            for (Map.Entry<String, List<double[]>> e : load.getValue().entrySet()) {
+                boolean first = load.getKey().equals(Collections.max(s.threads));
+                entries.add(entry(e.getValue(), e.getKey(), load.getKey(), c.target.name(), host, port, s,
+                        warmUpRounds(s, first)));
             }
-            JSONObject primary = new JSONObject();
-            primary.put("score", ops.getMean());
-            primary.put("scoreError", rounds.size() > 1 ? ops.getMeanErrorAt(0.999) : Double.NaN);
-            primary.put("scoreUnit", "ops/ms");
-            primary.put("rawData", JSONArray.of(iterations));
-            JSONObject secondary = new JSONObject();
-            if (s.gc) {
-                secondary.put("gc.alloc.rate.norm", scalar(median(bytes), "B/op"));
-            }
-            secondary.put(CallLatencyProfiler.P50, scalar(median(pcts[0]), "ms"));
-            secondary.put(CallLatencyProfiler.P99, scalar(median(pcts[1]), "ms"));
-            secondary.put(CallLatencyProfiler.P999, scalar(median(pcts[2]), "ms"));
-            JSONObject params = new JSONObject();
-            params.put("target", c.target.name());
-            params.put("host", host);
-            params.put("port", String.valueOf(port));
-            params.put("timeoutMs", String.valueOf(s.timeoutMillis));
-            JSONObject entry = new JSONObject();
-            entry.put("benchmark", UserServiceBenchmark.class.getName() + "." + e.getKey());
-            entry.put("mode", "thrpt");
-            entry.put("threads", threads);
-            entry.put("forks", 0);
-            entry.put("measurementIterations", rounds.size());
-            entry.put("measurementTime", s.seconds + " s");
-            entry.put("warmupIterations", s.concurrentWarmupIterations);
-            entry.put("warmupTime", s.warmupSeconds + " s");
-            entry.put("harness", "interleaved");
-            entry.put("params", params);
-            entry.put("primaryMetric", primary);
-            entry.put("secondaryMetrics", secondary);
-            entries.add(entry);
         }
-        Path file = Files.createDirectories(out.resolve("runs"))
-                .resolve("interleaved-" + c.target.name() + "-t" + threads + ".json");
+        Path file = Files.createDirectories(out.resolve("runs")).resolve("interleaved-" + c.target.name() + ".json");
         Files.writeString(file, JSON.toJSONString(entries, JSONWriter.Feature.PrettyFormat), StandardCharsets.UTF_8);
         return file;
+    }
+
+    /** The JMH Throughput entry of one method at one thread count. */
+    private static JSONObject entry(List<double[]> rounds, String method, int threads, String target, String host,
+            int port, Settings s, int warmUps) {
+        ListStatistics ops = new ListStatistics();
+        JSONArray iterations = new JSONArray();
+        double[] bytes = new double[rounds.size()];
+        double[][] pcts = new double[3][rounds.size()];
+        for (int i = 0; i < rounds.size(); i++) {
+            double[] v = rounds.get(i);
+            double opsPerMs = v[0] / (v[1] / 1e6);
+            ops.addValue(opsPerMs);
+            iterations.add(opsPerMs);
+            bytes[i] = v[0] == 0 ? Double.NaN : v[2] / v[0];
+            for (int p = 0; p < 3; p++) {
+                pcts[p][i] = v[3 + p] / 1e6;
+            }
+        }
+        JSONObject primary = new JSONObject();
+        primary.put("score", ops.getMean());
+        primary.put("scoreError", rounds.size() > 1 ? ops.getMeanErrorAt(0.999) : Double.NaN);
+        primary.put("scoreUnit", "ops/ms");
+        primary.put("rawData", JSONArray.of(iterations));
+        JSONObject secondary = new JSONObject();
+        if (s.gc) {
+            secondary.put("gc.alloc.rate.norm", scalar(median(bytes), "B/op"));
+        }
+        secondary.put(CallLatencyProfiler.P50, scalar(median(pcts[0]), "ms"));
+        secondary.put(CallLatencyProfiler.P99, scalar(median(pcts[1]), "ms"));
+        secondary.put(CallLatencyProfiler.P999, scalar(median(pcts[2]), "ms"));
+        JSONObject params = new JSONObject();
+        params.put("target", target);
+        params.put("host", host);
+        params.put("port", String.valueOf(port));
+        params.put("timeoutMs", String.valueOf(s.timeoutMillis));
+        JSONObject entry = new JSONObject();
+        entry.put("benchmark", UserServiceBenchmark.class.getName() + "." + method);
+        entry.put("mode", "thrpt");
+        entry.put("threads", threads);
+        entry.put("forks", 0);
+        entry.put("measurementIterations", rounds.size());
+        entry.put("measurementTime", s.seconds + " s");
+        entry.put("warmupIterations", warmUps);
+        entry.put("warmupTime", s.warmupSeconds + " s");
+        entry.put("harness", "interleaved");
+        entry.put("params", params);
+        entry.put("primaryMetric", primary);
+        entry.put("secondaryMetrics", secondary);
+        return entry;
     }
 
     private static JSONObject scalar(double score, String unit) {

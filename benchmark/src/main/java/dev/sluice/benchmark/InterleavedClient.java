@@ -18,13 +18,14 @@ import java.util.function.Supplier;
 
 /**
  * The client JVM of an interleaved run ({@link Interleaved}): connects one {@link UserServiceBenchmark} to its
- * target's server, starts its calling threads once, and then measures one slot at a time when the parent says so, so
- * the parent can take turns between the targets' client JVMs, a few seconds each, and every target sees the same
- * stretch of the machine's time.
+ * target's server, starts its calling threads once (as many as the run's highest thread count), and then measures one
+ * slot at a time when the parent says so, with as many of them as the slot asks, so the parent can take turns between
+ * the targets' client JVMs, a few seconds each, and every target sees the same stretch of the machine's time. One
+ * client JVM serves every thread count of the run: what its JIT compiled for one load serves the next.
  *
  * <p>Protocol, one line each way on this JVM's standard input and output (everything else it prints goes to
- * {@code client.log}): it says {@code ready} once connected; {@code run METHOD SETTLE_MS WINDOW_MS} calls METHOD
- * from every thread, first for SETTLE_MS unmeasured, then for WINDOW_MS measured, and answers
+ * {@code client.log}): it says {@code ready} once connected; {@code run METHOD THREADS SETTLE_MS WINDOW_MS} calls
+ * METHOD from THREADS threads, first for SETTLE_MS unmeasured, then for WINDOW_MS measured, and answers
  * {@code ok CALLS NANOS BYTES P50_NS P99_NS P999_NS} (calls completed in the window, its length, the bytes the whole
  * JVM allocated in it, the calls' percentiles) or {@code error MESSAGE} if a call failed; {@code quit} closes the
  * client and exits.
@@ -42,11 +43,12 @@ final class InterleavedClient {
 
     private final int threads;
     private volatile Phase phase = Phase.STOP;
-    /** Guards {@link #slotNumber}, {@link #call} and {@link #finished}: a caller takes a slot's three together. */
+    /** Guards the slot's number, call, thread count and latch: a caller takes them together. */
     private final Object slots = new Object();
     private long slotNumber;
     private Supplier<Object> call;
     private CountDownLatch finished;
+    private int callers;
     private final AtomicLong measuredCalls = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
@@ -54,7 +56,7 @@ final class InterleavedClient {
         this.threads = threads;
     }
 
-    /** {@code TARGET THREADS HOST PORT TIMEOUT_MS LOG}. */
+    /** {@code TARGET MAX_THREADS HOST PORT TIMEOUT_MS LOG}. */
     public static void main(String[] args) throws Exception {
         PrintStream control = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         PrintStream log = new PrintStream(new FileOutputStream(Path.of(args[5]).toFile(), true), true,
@@ -77,7 +79,8 @@ final class InterleavedClient {
             while ((line = in.readLine()) != null && !line.equals("quit")) {
                 String[] w = line.split(" ");
                 try {
-                    control.println(client.slot(method(bench, w[1]), Long.parseLong(w[2]), Long.parseLong(w[3])));
+                    control.println(client.slot(method(bench, w[1]), Integer.parseInt(w[2]), Long.parseLong(w[3]),
+                            Long.parseLong(w[4])));
                 } catch (RuntimeException e) {
                     control.println("error " + Runner.rootMessage(e).replace('\n', ' '));
                 }
@@ -105,17 +108,19 @@ final class InterleavedClient {
 
     void startCallers() {
         for (int i = 0; i < threads; i++) {
-            Thread t = new Thread(this::callLoop, "bench-caller-" + i);
+            int index = i;
+            Thread t = new Thread(() -> callLoop(index), "bench-caller-" + i);
             t.setDaemon(true);
             t.start();
         }
     }
 
-    private void callLoop() {
+    private void callLoop(int index) {
         long done = 0; // the last slot this caller ran: one that starts late still runs the current one
         while (true) {
             Supplier<Object> c;
             CountDownLatch end;
+            boolean mineToRun;
             synchronized (slots) {
                 while (slotNumber == done) {
                     try {
@@ -127,10 +132,11 @@ final class InterleavedClient {
                 done = slotNumber;
                 c = call;
                 end = finished;
+                mineToRun = index < callers;
             }
             long mine = 0;
             try {
-                while (phase != Phase.STOP) {
+                while (mineToRun && phase != Phase.STOP) {
                     c.get();
                     if (phase == Phase.MEASURE) {
                         mine++;
@@ -146,12 +152,17 @@ final class InterleavedClient {
     }
 
     /** One slot: settle, then measure; the answer line. Blocks the main thread for its length. */
-    String slot(Supplier<Object> method, long settleMillis, long windowMillis) throws InterruptedException {
+    String slot(Supplier<Object> method, int threadCount, long settleMillis, long windowMillis)
+            throws InterruptedException {
+        if (threadCount < 1 || threadCount > threads) {
+            throw new IllegalArgumentException("a slot runs 1 to " + threads + " threads, not " + threadCount);
+        }
         measuredCalls.set(0);
         failure.set(null);
         CountDownLatch end = new CountDownLatch(threads);
         synchronized (slots) {
             call = method;
+            callers = threadCount;
             finished = end;
             phase = Phase.SETTLE;
             slotNumber++;

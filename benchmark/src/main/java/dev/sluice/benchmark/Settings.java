@@ -80,10 +80,10 @@ final class Settings {
             "usage: Runner [--smoke | --short | --full] [options]",
             "",
             "profiles (default --short):",
-            "  --short            interleaved: every server and one client JVM per target and thread count up at once,",
-            "                     the targets taking turns per method (0.5 s settle + 2 s): 3 warm-up rounds, then 5",
-            "                     measured; throughput with per-call percentiles; the fastjson2 targets, threads 32",
-            "                     and 1 (about 13 minutes)",
+            "  --short            interleaved: every server and one client JVM per target up at once, the targets",
+            "                     taking turns per method (0.5 s settle + 2 s): 6 warm-up rounds, then 5 measured at",
+            "                     32 threads, then 1 + 5 at 1 thread; throughput with per-call percentiles; the",
+            "                     fastjson2 targets (about 12 minutes)",
             "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
             "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",
             "                     hessian2 targets run createUser and listUser, async (2x8) listUser only",
@@ -195,6 +195,14 @@ final class Settings {
             }
             s.clientJvmPerRun = false;
             s.interleaved = false;
+        }
+        if (s.interleaved && "short".equals(s.profile)) {
+            // Interleaved, the client JVMs start cold together and share the CPU with each other's JIT compilers:
+            // 6 rounds of every method (6 x 4 x 2.5 s = 60 s of calls per client, measured on these VMs: 3 rounds
+            // left sluice's createUser still climbing 30 -> 50 through the measured rounds); a later thread count
+            // runs in the same, warm, client JVMs and needs one round to settle
+            s.concurrentWarmupIterations = 6;
+            s.warmupIterations = 1;
         }
         if (warmupIterations != null) {
             s.warmupIterations = Integer.parseInt(warmupIterations);

@@ -77,12 +77,12 @@ class InterleavedTest {
             assertTrue(r.p50Ms > 0 && r.p99Ms >= r.p50Ms, what + " p50 " + r.p50Ms + " p99 " + r.p99Ms);
             assertTrue(r.bytesPerOp > 0, what + " B/op " + r.bytesPerOp);
         }
-        assertTrue(Files.exists(dir.resolve("runs").resolve("interleaved-sluice-t2.json")));
+        assertTrue(Files.exists(dir.resolve("runs").resolve("interleaved-sluice.json")));
         assertTrue(Files.readString(dir.resolve("summary.md")).contains("sluice"));
     }
 
     @Test
-    void aSlotCountsOnlyTheCallsOfItsWindowAndAFailedCallEndsItWithoutStoppingTheNext() throws Exception {
+    void aSlotCountsOnlyItsWindowsCallsRunsItsThreadCountAndAFailedCallEndsItWithoutStoppingTheNext() throws Exception {
         InterleavedClient client = new InterleavedClient(3);
         client.startCallers();
         AtomicInteger calls = new AtomicInteger();
@@ -90,7 +90,7 @@ class InterleavedTest {
         String ok = client.slot(() -> {
             callers.add(Thread.currentThread().getName());
             return calls.incrementAndGet();
-        }, 20, 200);
+        }, 3, 20, 200);
         String[] w = ok.split(" ");
         assertEquals("ok", w[0], ok);
         long measured = Long.parseLong(w[1]);
@@ -104,12 +104,18 @@ class InterleavedTest {
                 throw new IllegalArgumentException("call 50 refused");
             }
             return null;
-        }, 10, 60_000));
+        }, 3, 10, 60_000));
         assertTrue(failed.getMessage().contains("call 50 refused"), failed.getMessage());
 
         int afterFailure = calls.get();
-        String again = client.slot(calls::incrementAndGet, 10, 100);
+        Set<String> oneCaller = ConcurrentHashMap.newKeySet();
+        String again = client.slot(() -> {
+            oneCaller.add(Thread.currentThread().getName());
+            return calls.incrementAndGet();
+        }, 1, 10, 100);
         assertTrue(again.startsWith("ok ") && Long.parseLong(again.split(" ")[1]) > 0, again);
         assertTrue(calls.get() > afterFailure);
+        assertEquals(1, oneCaller.size(), "a one-thread slot in a three-thread client: " + oneCaller);
+        assertThrows(IllegalArgumentException.class, () -> client.slot(calls::incrementAndGet, 4, 10, 100));
     }
 }

@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndInterleavesThreeWarmUpRoundsThenFiveMeasuredRounds() {
+    void shortIsTheDefaultAndInterleavesSixWarmUpRoundsThenFiveMeasuredRounds() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
         assertTrue(s.interleaved);
         assertTrue(s.clientJvmPerRun); // for async loads, which are not interleaved
-        assertEquals(3, s.warmupIterations);
-        assertEquals(3, s.concurrentWarmupIterations); // the interleaved warm-up rounds
+        assertEquals(1, s.warmupIterations); // rounds before a later thread count, in the warm client JVMs
+        assertEquals(6, s.concurrentWarmupIterations); // rounds before the first, in cold client JVMs
         assertEquals(2, s.warmupSeconds);
         assertEquals(5, s.iterations); // measured rounds, an odd count: the median is one round's score
         assertEquals(2, s.seconds);
