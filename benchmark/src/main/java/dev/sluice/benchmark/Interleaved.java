@@ -44,18 +44,18 @@ import org.openjdk.jmh.util.ListStatistics;
  */
 final class Interleaved {
     /** The unmeasured start of every slot: the target's threads wake and its connections fill again. */
-    static final int SETTLE_MILLIS = 500;
+    static final int SETTLE_MILLIS = 300;
     /** A client JVM's start, its connect and its stop, for the time estimate. */
     private static final int CLIENT_SECONDS = 8;
 
     private Interleaved() {}
 
     /**
-     * The warm-up rounds before the measured rounds of a thread count: the first has cold client JVMs
-     * ({@code concurrentWarmupIterations}), the later ones only a new thread count ({@code warmupIterations}).
+     * The warm-up rounds before the measured rounds of a thread count: the first has cold client JVMs, the later ones
+     * only a new thread count.
      */
     static int warmUpRounds(Settings s, boolean first) {
-        return first ? s.concurrentWarmupIterations : s.warmupIterations;
+        return first ? s.firstWarmupRounds : s.laterWarmupRounds;
     }
 
     /** The wall time of the interleaved part, for the estimate: every slot of every round, and the client JVMs. */
@@ -64,23 +64,46 @@ final class Interleaved {
         long millis = 0;
         for (int i = 0; i < s.threads.size(); i++) {
             millis += slotsPerRound * (warmUpRounds(s, i == 0) * (s.warmupSeconds * 1000L + SETTLE_MILLIS)
-                    + s.iterations * (s.seconds * 1000L + SETTLE_MILLIS));
+                    + s.measuredRounds * (s.seconds * 1000L + SETTLE_MILLIS));
         }
         return millis / 1000 + CLIENT_SECONDS;
     }
 
     /** One target's client JVM and what it measured. */
-    private static final class Client {
+    static final class Client {
         final BenchTarget target;
         final Process process;
         final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
         /** Per thread count, per method: each measured round's answer (calls, nanos, bytes, p50, p99, p99.9). */
         final Map<Integer, Map<String, List<double[]>>> rounds = new LinkedHashMap<>();
+        /** Failure of the whole client JVM (it stopped answering); then nothing more is sent to it. */
         String failure;
+        /** Rows ({@code t=THREADS METHOD}) with a failed measured round, and why: not reported. */
+        final Map<String, String> failedRows = new LinkedHashMap<>();
 
         Client(BenchTarget target, Process process) {
             this.target = target;
             this.process = process;
+        }
+
+        /** Starts {@code command}, a client speaking {@link InterleavedClient}'s protocol, and queues its answers. */
+        static Client start(BenchTarget target, ProcessBuilder command) throws IOException {
+            Process p = command.start();
+            Client c = new Client(target, p);
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        c.answers.add(line);
+                    }
+                } catch (IOException e) {
+                    // the client JVM is gone; await() says so
+                }
+            }, "interleaved-" + target.name());
+            reader.setDaemon(true);
+            reader.start();
+            return c;
         }
 
         void send(String line) {
@@ -139,7 +162,7 @@ final class Interleaved {
                     + " the first thread count) of %d s and %d measured rounds of %d s per method and target, each"
                     + " turn after %d ms unmeasured",
                     String.join(", ", serving.stream().map(BenchTarget::name).toList()), threadCounts,
-                    warmUpRounds(s, true), warmUpRounds(s, false), s.warmupSeconds, s.iterations, s.seconds,
+                    warmUpRounds(s, true), warmUpRounds(s, false), s.warmupSeconds, s.measuredRounds, s.seconds,
                     SETTLE_MILLIS));
             Runner.Run all = new Runner.Run(threadCounts.get(0), 0, s.methods, List.of("thrpt"));
             for (int i = 0; i < serving.size(); i++) {
@@ -164,6 +187,7 @@ final class Interleaved {
                 if (c.failure != null) {
                     failures.add(c.target.name() + ": " + c.failure);
                 }
+                c.failedRows.forEach((row, why) -> failures.add(c.target.name() + " " + row + ": " + why));
                 if (!c.rounds.isEmpty()) {
                     resultFiles.add(write(out, c, host, ports.get(serving.indexOf(c.target)), s));
                 }
@@ -189,36 +213,20 @@ final class Interleaved {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), InterleavedClient.class.getName(),
                 target.name(), String.valueOf(run.threads()), host, String.valueOf(port),
                 String.valueOf(s.timeoutMillis), out.resolve("client.log").toString()));
-        Process p = new ProcessBuilder(cmd)
-                .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("client.log").toFile()))
-                .start();
-        Client c = new Client(target, p);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    c.answers.add(line);
-                }
-            } catch (IOException e) {
-                // the client JVM is gone; await() says so
-            }
-        }, "interleaved-" + target.name());
-        reader.setDaemon(true);
-        reader.start();
-        return c;
+        return Client.start(target, new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("client.log").toFile())));
     }
 
     /** One thread count: per round and method, every live client one turn, in an order rotating every round. */
-    private static void measure(Settings s, List<Client> clients, int threads, int warmUps, PrintStream console,
+    static void measure(Settings s, List<Client> clients, int threads, int warmUps, PrintStream console,
             PrintStream log) throws InterruptedException {
-        for (int round = 0; round < warmUps + s.iterations; round++) {
+        for (int round = 0; round < warmUps + s.measuredRounds; round++) {
             boolean measured = round >= warmUps;
             long windowMillis = (measured ? s.seconds : s.warmupSeconds) * 1000L;
             for (String method : s.methods) {
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "   t=%-3d %s %d/%d %-10s",
                         threads, measured ? "round" : "warm ", measured ? round - warmUps + 1 : round + 1,
-                        measured ? s.iterations : warmUps, method));
+                        measured ? s.measuredRounds : warmUps, method));
                 for (int k = 0; k < clients.size(); k++) {
                     Client c = clients.get((k + round) % clients.size());
                     if (c.failure != null) {
@@ -231,7 +239,15 @@ final class Interleaved {
                     }
                     String[] w = a.split(" ");
                     if (!w[0].equals("ok")) {
-                        c.failure = method + " t=" + threads + ": " + a.replaceFirst("^error ", "");
+                        // a call failed (e.g. timed out): in a warm-up round that is noted and the target goes on; in
+                        // a measured round the row is not reported, and the target's other rows go on
+                        String why = a.replaceFirst("^error ", "");
+                        line.append("  ").append(c.target.name()).append(" FAILED");
+                        say(console, log, "   " + c.target.name() + " t=" + threads + " " + method
+                                + (measured ? "" : " (warm-up)") + ": " + why);
+                        if (measured) {
+                            c.failedRows.putIfAbsent(rowKey(threads, method), why);
+                        }
                         continue;
                     }
                     double[] v = new double[6];
@@ -251,10 +267,13 @@ final class Interleaved {
     }
 
     /** One client's measured rounds as JMH JSON, one Throughput entry per thread count and method. */
-    private static Path write(Path out, Client c, String host, int port, Settings s) throws IOException {
+    static Path write(Path out, Client c, String host, int port, Settings s) throws IOException {
         JSONArray entries = new JSONArray();
         for (Map.Entry<Integer, Map<String, List<double[]>>> load : c.rounds.entrySet()) {
             for (Map.Entry<String, List<double[]>> e : load.getValue().entrySet()) {
+                if (c.failedRows.containsKey(rowKey(load.getKey(), e.getKey()))) {
+                    continue;
+                }
                 boolean first = load.getKey().equals(Collections.max(s.threads));
                 entries.add(entry(e.getValue(), e.getKey(), load.getKey(), c.target.name(), host, port, s,
                         warmUpRounds(s, first)));
@@ -263,6 +282,10 @@ final class Interleaved {
         Path file = Files.createDirectories(out.resolve("runs")).resolve("interleaved-" + c.target.name() + ".json");
         Files.writeString(file, JSON.toJSONString(entries, JSONWriter.Feature.PrettyFormat), StandardCharsets.UTF_8);
         return file;
+    }
+
+    private static String rowKey(int threads, String method) {
+        return "t=" + threads + " " + method;
     }
 
     /** The JMH Throughput entry of one method at one thread count. */

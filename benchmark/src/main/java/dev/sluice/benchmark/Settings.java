@@ -52,6 +52,19 @@ final class Settings {
      * still run one client JVM per run.
      */
     boolean interleaved;
+    /**
+     * Interleaved: warm-up rounds before the first thread count's measured rounds. The client JVMs start cold
+     * together and share the CPU with each other's JIT compilers: 6 rounds of every method (60 s of calls per client;
+     * with 3, sluice's createUser was still climbing 30 -> 50 ops/ms through the measured rounds on these VMs).
+     */
+    int firstWarmupRounds = 6;
+    /** Interleaved: warm-up rounds before a later thread count, in the same client JVMs, warm by then. */
+    int laterWarmupRounds = 1;
+    /**
+     * Interleaved: measured rounds per thread count. Seven, not JMH's five: two default runs of five rounds agreed
+     * within 10 % on 25 of 32 ratios; the default run's 15 minutes had room for two more rounds.
+     */
+    int measuredRounds = 7;
     /** The arguments this was parsed from: a {@link ClientJvm} parses the same. */
     List<String> args = List.of();
     List<Integer> threads;
@@ -81,9 +94,9 @@ final class Settings {
             "",
             "profiles (default --short):",
             "  --short            interleaved: every server and one client JVM per target up at once, the targets",
-            "                     taking turns per method (0.5 s settle + 2 s): 6 warm-up rounds, then 5 measured at",
-            "                     32 threads, then 1 + 5 at 1 thread; throughput with per-call percentiles; the",
-            "                     fastjson2 targets (about 12 minutes)",
+            "                     taking turns per method (0.3 s settle + 2 s): 6 warm-up rounds, then 7 measured at",
+            "                     32 threads, then 1 + 7 at 1 thread; throughput with per-call percentiles; the",
+            "                     fastjson2 targets (about 14 minutes)",
             "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
             "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",
             "                     hessian2 targets run createUser and listUser, async (2x8) listUser only",
@@ -196,20 +209,17 @@ final class Settings {
             s.clientJvmPerRun = false;
             s.interleaved = false;
         }
-        if (s.interleaved && "short".equals(s.profile)) {
-            // Interleaved, the client JVMs start cold together and share the CPU with each other's JIT compilers:
-            // 6 rounds of every method (6 x 4 x 2.5 s = 60 s of calls per client, measured on these VMs: 3 rounds
-            // left sluice's createUser still climbing 30 -> 50 through the measured rounds); a later thread count
-            // runs in the same, warm, client JVMs and needs one round to settle
-            s.concurrentWarmupIterations = 6;
-            s.warmupIterations = 1;
-        }
         if (warmupIterations != null) {
             s.warmupIterations = Integer.parseInt(warmupIterations);
             s.concurrentWarmupIterations = s.warmupIterations;
+            s.firstWarmupRounds = s.warmupIterations;
+            s.laterWarmupRounds = s.warmupIterations;
         }
         if (warmupTime != null) s.warmupSeconds = Integer.parseInt(warmupTime);
-        if (iterations != null) s.iterations = Integer.parseInt(iterations);
+        if (iterations != null) {
+            s.iterations = Integer.parseInt(iterations);
+            s.measuredRounds = s.iterations;
+        }
         if (time != null) s.seconds = Integer.parseInt(time);
         if (threads != null) s.threads = parseThreads(threads);
         if (modes != null) s.modes = checked(split(modes), MODES, "--modes");
@@ -336,15 +346,18 @@ final class Settings {
         for (Row.Load l : asyncLoads) {
             async.append(async.length() == 0 ? "" : ",").append(l.threads()).append('x').append(l.inflight());
         }
+        String how = interleaved
+                ? String.format(Locale.ROOT, "interleaved: targets take turns per method and round (%d ms settle per"
+                        + " turn), %d warm-up rounds x %d s (%d after the first thread count) + %d x %d s",
+                        Interleaved.SETTLE_MILLIS, firstWarmupRounds, warmupSeconds, laterWarmupRounds, measuredRounds,
+                        seconds)
+                : String.format(Locale.ROOT, "%d warm-up x %d s (%d with more than one call in flight) + %d x %d s, %s",
+                        warmupIterations, warmupSeconds, concurrentWarmupIterations, iterations, seconds,
+                        clientJvmPerRun ? "one client JVM per run, every method warmed up first"
+                                : forks + " client JVM(s) per method");
         return String.format(Locale.ROOT,
-                "profile %s: %d warm-up x %d s (%d with more than one call in flight) + %d x %d s, %s,"
-                        + " threads %s, async %s, modes %s, benchmarks %s%s, gc %s, call timeout %d ms%s",
-                profile, warmupIterations, warmupSeconds, concurrentWarmupIterations, iterations, seconds,
-                interleaved ? "interleaved: targets take turns per method and round (" + Interleaved.SETTLE_MILLIS
-                        + " ms settle per turn), warm-up rounds first"
-                        : clientJvmPerRun ? "one client JVM per run, every method warmed up first"
-                        : forks + " client JVM(s) per method",
-                sync ? threads : "none",
+                "profile %s: %s, threads %s, async %s, modes %s, benchmarks %s%s, gc %s, call timeout %d ms%s",
+                profile, how, sync ? threads : "none",
                 async.length() == 0 ? "none" : async, modes, methods,
                 smokeSubset ? " (hessian2: " + SMOKE_SUBSET + ", async: " + SMOKE_ASYNC + ")" : "", gc ? "on" : "off",
                 timeoutMillis, observe ? ", observe (JFR, sluice.jfc)" : "");

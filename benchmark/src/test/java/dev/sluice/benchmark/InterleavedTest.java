@@ -118,4 +118,50 @@ class InterleavedTest {
         assertEquals(1, oneCaller.size(), "a one-thread slot in a three-thread client: " + oneCaller);
         assertThrows(IllegalArgumentException.class, () -> client.slot(calls::incrementAndGet, 4, 10, 100));
     }
+
+    @Test
+    void aFailedMeasuredTurnDropsOnlyItsRowAndAFailedWarmUpTurnIsOnlyNoted() throws Exception {
+        // Two scripted clients speaking InterleavedClient's protocol: every turn answers 2,000 calls in 1 s (100 B
+        // each, p50 1 ms), except sluice's first getUser turn (a warm-up) and its second existUser turn (measured).
+        String ok = "echo ok 2000 1000000000 200000 1000000 2000000 3000000";
+        String failing = "echo ready; n=0; g=0; while read -r cmd m rest; do [ \"$cmd\" = quit ] && exit 0;"
+                + " if [ \"$m\" = existUser ]; then n=$((n+1)); if [ $n -eq 2 ]; then echo error existUser timed out;"
+                + " continue; fi; fi; if [ \"$m\" = getUser ] && [ $g -eq 0 ]; then g=1; echo error getUser cold;"
+                + " continue; fi; " + ok + "; done";
+        String steady = "echo ready; while read -r cmd rest; do [ \"$cmd\" = quit ] && exit 0; " + ok + "; done";
+        Interleaved.Client sluice = Interleaved.Client.start(Targets.get("sluice"),
+                new ProcessBuilder("bash", "-c", failing));
+        Interleaved.Client raw = Interleaved.Client.start(Targets.get("raw"), new ProcessBuilder("bash", "-c", steady));
+        try {
+            assertEquals("ready", sluice.await(10));
+            assertEquals("ready", raw.await(10));
+            Settings s = Settings.parse(new String[] {"--benchmarks", "existUser,getUser", "--threads", "1",
+                "--warmup-iterations", "1", "--warmup-time", "1", "--iterations", "2", "--time", "1"});
+            ByteArrayOutputStream console = new ByteArrayOutputStream();
+            PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
+            Interleaved.measure(s, List.of(sluice, raw), 1, 1, out, out);
+            String printed = console.toString(StandardCharsets.UTF_8);
+            assertTrue(printed.contains("sluice t=1 getUser (warm-up): getUser cold"), printed);
+            assertTrue(printed.contains("sluice t=1 existUser: existUser timed out"), printed);
+            assertEquals(null, sluice.failure, "the client goes on");
+            assertEquals(List.of("t=1 existUser"), List.copyOf(sluice.failedRows.keySet()));
+
+            Interleaved.write(dir, sluice, "127.0.0.1", 1, s);
+            Interleaved.write(dir, raw, "127.0.0.1", 2, s);
+            JmhJson.merge(List.of(dir.resolve("runs/interleaved-sluice.json"),
+                    dir.resolve("runs/interleaved-raw.json")), dir.resolve("merged.json"), Targets.names());
+            List<String> rows = new ArrayList<>();
+            for (Row r : JmhJson.read(dir.resolve("merged.json"))) {
+                rows.add(r.target + " " + r.method);
+                assertEquals(2, r.iterations, r.target + " " + r.method);
+                assertEquals(2.0, r.opsPerMs, 1e-9);
+                assertEquals(100.0, r.bytesPerOp, 1e-9);
+                assertEquals(1.0, r.p50Ms, 1e-9);
+            }
+            assertEquals(List.of("sluice getUser", "raw existUser", "raw getUser"), rows);
+        } finally {
+            sluice.process.destroyForcibly();
+            raw.process.destroyForcibly();
+        }
+    }
 }

@@ -14,15 +14,18 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndInterleavesSixWarmUpRoundsThenFiveMeasuredRounds() {
+    void shortIsTheDefaultAndInterleavesSixWarmUpRoundsThenSevenMeasuredRounds() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
         assertTrue(s.interleaved);
         assertTrue(s.clientJvmPerRun); // for async loads, which are not interleaved
-        assertEquals(1, s.warmupIterations); // rounds before a later thread count, in the warm client JVMs
-        assertEquals(6, s.concurrentWarmupIterations); // rounds before the first, in cold client JVMs
+        assertEquals(6, s.firstWarmupRounds); // before the first thread count, in cold client JVMs
+        assertEquals(1, s.laterWarmupRounds); // before a later one, in the same client JVMs, warm
+        assertEquals(7, s.measuredRounds);
+        assertEquals(3, s.warmupIterations); // per method, for async loads (one client JVM per run)
+        assertEquals(3, s.concurrentWarmupIterations);
         assertEquals(2, s.warmupSeconds);
-        assertEquals(5, s.iterations); // measured rounds, an odd count: the median is one round's score
+        assertEquals(5, s.iterations); // JMH's iterations, for async loads
         assertEquals(2, s.seconds);
         assertEquals(List.of(32, 1), s.threads);
         assertEquals(List.of("thrpt"), s.modes); // percentiles come from the per-call recorder

@@ -79,6 +79,8 @@ public final class JmhJson {
                     row.opsPerMsError = perMs(number(primary.get("scoreError")), unit);
                     double[] iterations = rawData(primary);
                     row.iterations = iterations.length;
+                    row.iterationScores = iterations;
+                    row.interleaved = "interleaved".equals(e.getString("harness"));
                     row.opsPerMs = iterations.length == 0 ? row.opsPerMsMean : perMs(median(iterations), unit);
                     if (!Double.isNaN(alloc)) {
                         row.bytesPerOp = alloc;

@@ -74,15 +74,32 @@ public final class Report {
         return baselineOf.apply(target);
     }
 
-    /** This row's throughput divided by its baseline's for the same method and load; NaN if that is missing. */
+    /**
+     * This row's throughput divided by its baseline's for the same method and load; NaN if that is missing. Rows
+     * measured interleaved (round i of both taken seconds apart) give the median of the per-round ratios, so a slow
+     * stretch of the machine that slowed both turns of a round cancels out; other rows the ratio of the medians.
+     */
     public double ratio(Row row) {
         String baseline = baselineOf(row.target);
         for (Row r : rows) {
             if (r.target.equals(baseline) && r.method.equals(row.method) && r.load().equals(row.load())) {
-                return row.opsPerMs / r.opsPerMs;
+                return pairedRounds(row, r) ? perRoundRatio(row, r) : row.opsPerMs / r.opsPerMs;
             }
         }
         return Double.NaN;
+    }
+
+    private static boolean pairedRounds(Row a, Row b) {
+        return a.interleaved && b.interleaved && a.iterationScores.length > 0
+                && a.iterationScores.length == b.iterationScores.length;
+    }
+
+    private static double perRoundRatio(Row a, Row b) {
+        double[] r = new double[a.iterationScores.length];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = a.iterationScores[i] / b.iterationScores[i];
+        }
+        return JmhJson.median(r);
     }
 
     /** Whether JMH's error is over {@link #NOISY} of the row's score. */
@@ -133,6 +150,10 @@ public final class Report {
             boolean present = rows.stream().anyMatch(r -> r.target.equals(e.getKey()));
             out.add("ratio: ops/ms over " + e.getKey() + "'s at the same method and load, for "
                     + String.join(", ", e.getValue()) + (present ? "." : " (" + e.getKey() + " not in this run)."));
+        }
+        if (rows.stream().anyMatch(r -> r.interleaved)) {
+            out.add("interleaved: the targets took turns per method, round after round; ops/ms is the median of the"
+                    + " rounds, ratio the median of the per-round ratios.");
         }
         boolean sample = rows.stream().anyMatch(r -> "sample".equals(r.latencySource));
         boolean calls = rows.stream().anyMatch(r -> "calls".equals(r.latencySource));

@@ -20,6 +20,13 @@ public final class Row {
     public double opsPerMsError = Double.NaN;
     /** Measurement iterations behind {@link #opsPerMs}. */
     public int iterations;
+    /** Each measurement iteration's ops/ms, in the order measured (empty if JMH reported none). */
+    public double[] iterationScores = new double[0];
+    /**
+     * Measured by the interleaved harness: iteration i of every target of a method and load is round i, taken
+     * seconds apart, so ratios are taken round by round.
+     */
+    public boolean interleaved;
     public double p50Ms = Double.NaN;
     public double p99Ms = Double.NaN;
     public double p999Ms = Double.NaN;

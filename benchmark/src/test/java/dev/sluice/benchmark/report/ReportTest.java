@@ -155,4 +155,22 @@ class ReportTest {
         assertEquals(50, SvgChart.niceStep(41), 1e-12);
         assertEquals(0.5, SvgChart.niceStep(0.3), 1e-12);
     }
+
+    @Test
+    void interleavedRowsTakeTheMedianOfTheirPerRoundRatiosOtherRowsTheRatioOfTheirMedians() {
+        Row a = row("sluice", "getUser", 32, 20);
+        Row b = row("dubbo-netty4", "getUser", 32, 20);
+        a.iterationScores = new double[] {10, 30, 20}; // median 20
+        b.iterationScores = new double[] {5, 20, 20}; // median 20; per round 2.0, 1.5, 1.0
+        Report jmh = new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"), List.of("getUser"), "dubbo-netty4");
+        assertEquals(1.0, jmh.ratio(a), 1e-9);
+        a.interleaved = true;
+        b.interleaved = true;
+        Report interleaved = new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"), List.of("getUser"),
+                "dubbo-netty4");
+        assertEquals(1.5, interleaved.ratio(a), 1e-9);
+        assertTrue(String.join("\n", interleaved.legend()).contains("median of the per-round ratios"));
+        b.iterationScores = new double[] {5, 20}; // rounds that do not pair up: the medians again
+        assertEquals(1.0, interleaved.ratio(a), 1e-9);
+    }
 }
