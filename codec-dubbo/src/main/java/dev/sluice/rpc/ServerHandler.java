@@ -1,6 +1,7 @@
 package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.InterfaceTypeResolver;
@@ -127,10 +128,9 @@ final class ServerHandler implements TransportHandler {
             }
             return;
         }
-        Object impl = services.get(
-                SluiceServer.serviceKey(request.servicePath(), request.serviceVersion(), request.group()));
-        Method method = resolver.method(request.servicePath(), request.serviceVersion(), request.methodName(),
-                request.parameterTypesDesc());
+        Target target = target(request);
+        Object impl = target.impl;
+        Method method = target.method;
         if (impl != null && method == null && DubboConstants.ECHO_METHOD.equals(request.methodName())
                 && DubboConstants.ECHO_DESC.equals(request.parameterTypesDesc())) {
             // Dubbo's EchoFilter: any exported service answers $echo(x) with x. Every Dubbo consumer proxy
@@ -209,5 +209,43 @@ final class ServerHandler implements TransportHandler {
             log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
             connection.close();
         }
+    }
+
+    /** A request's service and method as this handler resolved them, for a target and group. */
+    private static final class Target {
+        final ServerHandler owner;
+        final String group;
+        final Object impl;
+        final Method method;
+
+        Target(ServerHandler owner, String group, Object impl, Method method) {
+            this.owner = owner;
+            this.group = group;
+            this.impl = impl;
+            this.method = method;
+        }
+    }
+
+    /**
+     * The service and method {@code request} calls: kept on its {@link DubboMethod}, which the decoder reuses for every
+     * request of the connection naming the same target, so a repeated call builds no lookup keys (two string
+     * concatenations and their hashes per call, about a tenth of the server's samples at 4 x 64 async calls).
+     */
+    private Target target(DubboRequest request) {
+        DubboMethod m = request.method();
+        String group = request.group();
+        Object kept = m.resolution();
+        if (kept instanceof Target) {
+            Target t = (Target) kept;
+            if (t.owner == this && java.util.Objects.equals(t.group, group)) {
+                return t;
+            }
+        }
+        Target t = new Target(this, group,
+                services.get(SluiceServer.serviceKey(request.servicePath(), request.serviceVersion(), group)),
+                resolver.method(request.servicePath(), request.serviceVersion(), request.methodName(),
+                        request.parameterTypesDesc()));
+        m.resolution(t);
+        return t;
     }
 }

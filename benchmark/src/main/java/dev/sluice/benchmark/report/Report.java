@@ -153,7 +153,8 @@ public final class Report {
         }
         if (rows.stream().anyMatch(r -> r.interleaved)) {
             out.add("interleaved: the targets took turns per method, round after round; ops/ms is the median of the"
-                    + " rounds, ratio the median of the per-round ratios.");
+                    + " rounds, ratio the median of the per-round ratios, percentiles and B/op (every thread's"
+                    + " allocation counter) the median of the rounds'.");
         }
         boolean sample = rows.stream().anyMatch(r -> "sample".equals(r.latencySource));
         boolean calls = rows.stream().anyMatch(r -> "calls".equals(r.latencySource));

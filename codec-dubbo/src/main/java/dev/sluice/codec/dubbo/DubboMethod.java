@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * What a call targets: the five leading string fields of a request body (docs/wire-format.md §2.1) — protocol version,
- * service path, service version, method name and parameter descriptor. Immutable and thread-safe.
+ * service path, service version, method name and parameter descriptor. Its fields are immutable; it caches its
+ * encoded forms and one {@link #resolution}; thread-safe.
  *
  * <p>Create one per method and reuse it: the encoder caches the pre-encoded leading items in this object, so a
  * reused instance costs one buffer copy per call instead of five string encodings. Decoded requests carry the
@@ -25,6 +26,8 @@ public final class DubboMethod {
     private volatile byte[] fastjson2Prefix;
     /** The same five fields as hessian2 strings; computed on first encode, like {@link #fastjson2Prefix}. */
     private volatile byte[] hessian2Prefix;
+    /** What a server resolved this target to; see {@link #resolution()}. */
+    private volatile Object resolution;
 
     private DubboMethod(String dubboVersion, String servicePath, String serviceVersion, String methodName,
             String parameterTypesDesc) {
@@ -81,6 +84,20 @@ public final class DubboMethod {
     /** The JVM descriptor of the parameter list; {@code ""} for no parameters. */
     public String parameterTypesDesc() {
         return parameterTypesDesc;
+    }
+
+    /**
+     * What a server resolved this target to (the service and method it calls), kept here so the next request of the
+     * same target skips the lookups: a decoder hands every request of a connection that names the same target the
+     * same instance. The server owns the value's meaning and checks it is its own; {@code null} until one is set.
+     */
+    public Object resolution() {
+        return resolution;
+    }
+
+    /** Keeps a server's resolution of this target (see {@link #resolution()}); racing servers keep one of theirs. */
+    public void resolution(Object value) {
+        resolution = value;
     }
 
     /** The five leading items of a fastjson2 request body, length prefixes included. Do not modify. */

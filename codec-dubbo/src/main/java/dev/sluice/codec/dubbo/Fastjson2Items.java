@@ -276,6 +276,9 @@ final class Fastjson2Items {
     }
 
     Object readValueItem(Type type) {
+        if (type == String.class) {
+            return readStringItem(); // an ASCII string is read in place, without copying the item for fastjson2
+        }
         int n = nextItemLength();
         int off = pos;
         pos += n;
