@@ -34,19 +34,24 @@ class ServerTargetTest {
         }
     }
 
-    @Test
-    void alternatingGroupsVersionsAndServicesOnOneConnectionEachReachTheirOwnImplementation() {
-        SluiceServer server = SluiceServer.builder().port(0)
-                .register(Named.class, s -> "plain" + s)
-                .register(Named.class, s -> "group-a" + s, null, "a")
-                .register(Named.class, s -> "group-b" + s, null, "b")
-                .register(Named.class, s -> "v2" + s, "2.0", null)
-                .register(Other.class, s -> "other" + s)
-                .start();
+    /** Starts the server and a client connected to it; both are closed after the test. */
+    private SluiceClient clientOf(SluiceServer.Builder builder) {
+        SluiceServer server = builder.start();
         closeables.add(server);
         SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                 .timeout(Duration.ofSeconds(10)).build();
         closeables.add(client);
+        return client;
+    }
+
+    @Test
+    void alternatingGroupsVersionsAndServicesOnOneConnectionEachReachTheirOwnImplementation() {
+        SluiceClient client = clientOf(SluiceServer.builder().port(0)
+                .register(Named.class, s -> "plain" + s)
+                .register(Named.class, s -> "group-a" + s, null, "a")
+                .register(Named.class, s -> "group-b" + s, null, "b")
+                .register(Named.class, s -> "v2" + s, "2.0", null)
+                .register(Other.class, s -> "other" + s));
         Named plain = client.proxy(Named.class);
         Named a = client.reference(Named.class).group("a").proxy();
         Named b = client.reference(Named.class).group("b").proxy();
@@ -67,13 +72,8 @@ class ServerTargetTest {
 
     @Test
     void stringArgumentsOfEveryKindArriveAsSent() {
-        SluiceServer server = SluiceServer.builder().port(0).register(Named.class, s -> s == null ? "(null)" : s)
-                .start();
-        closeables.add(server);
-        SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
-                .timeout(Duration.ofSeconds(10)).build();
-        closeables.add(client);
-        Named named = client.proxy(Named.class);
+        Named named = clientOf(SluiceServer.builder().port(0).register(Named.class, s -> s == null ? "(null)" : s))
+                .proxy(Named.class);
         for (String s : new String[] {"", "a", "ascii", "x".repeat(200), "y".repeat(70_000), "Zoë", "北京",
             "mixed ascii and ünïcödé " + "z".repeat(100), "\u0000nul", "emoji \uD83D\uDE00"}) {
             assertEquals(s, named.name(s), "length " + s.length());
