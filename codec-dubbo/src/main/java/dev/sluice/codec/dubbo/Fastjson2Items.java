@@ -113,14 +113,18 @@ final class Fastjson2Items {
                 + (v == null ? "null" : v.getClass().getName()));
     }
 
+    /** The 4-byte big-endian item length at {@code p}, unchecked. */
+    private int lengthAt(int p) {
+        return ((buf[p] & 0xff) << 24) | ((buf[p + 1] & 0xff) << 16) | ((buf[p + 2] & 0xff) << 8) | (buf[p + 3] & 0xff);
+    }
+
     /** Reads the next item's 4-byte length, checks it against the body, and leaves {@code pos} at its JSONB. */
     int nextItemLength() {
         if (end - pos < 4) {
             throw new IllegalArgumentException("body ends " + (end - pos) + " bytes after the last item; expected"
                     + " another item");
         }
-        int n = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8)
-                | (buf[pos + 3] & 0xff);
+        int n = lengthAt(pos);
         pos += 4;
         if (n < 0 || n > end - pos) {
             throw new IllegalArgumentException("item length " + n + " exceeds the " + (end - pos)
@@ -195,8 +199,7 @@ final class Fastjson2Items {
         if (end - pos < 4) {
             return null;
         }
-        int length = 4 + (((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8)
-                | (buf[pos + 3] & 0xff));
+        int length = 4 + lengthAt(pos);
         if (length < 4 || length > end - pos) {
             return null;
         }
@@ -220,8 +223,7 @@ final class Fastjson2Items {
         if (end - pos < 6) {
             return null;
         }
-        int n = ((buf[pos] & 0xff) << 24) | ((buf[pos + 1] & 0xff) << 16) | ((buf[pos + 2] & 0xff) << 8)
-                | (buf[pos + 3] & 0xff);
+        int n = lengthAt(pos);
         int start = pos + 4;
         if (n < 2 || n > end - start || buf[start] != Jsonb.OBJECT_START || buf[start + n - 1] != Jsonb.OBJECT_END) {
             return null;
