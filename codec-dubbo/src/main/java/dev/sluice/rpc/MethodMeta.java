@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Per-method facts of a {@link SluiceClient} proxy, computed once when the proxy is made ({@link ProxyFactory}).
  *
- * <p>Threads: immutable once built; read by every calling thread, the event loop and the timer thread.
+ * <p>Threads: immutable once built; read by every calling thread, the event loop and the timeout thread.
  */
 final class MethodMeta {
     final DubboMethod method;

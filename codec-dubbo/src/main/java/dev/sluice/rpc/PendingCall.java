@@ -5,7 +5,6 @@ import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.SendState;
 import dev.sluice.transport.WriteListener;
-import io.netty.util.Timeout;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
@@ -22,13 +21,13 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the event loop, with the response ({@link ClientHandler}) or a write failure ({@link #onWriteFailed},
  *       {@link #onWriteOutcomeUnknown}) or a lost connection ({@link PendingCalls#failAll});</li>
- *   <li>the client's timer thread, when an asynchronous call times out ({@link PendingCalls#timeOut});</li>
+ *   <li>the client's timeout thread, when an asynchronous call times out ({@link PendingCalls#timeOut});</li>
  *   <li>the thread that closes the client ({@link SluiceClient#close()}).</li>
  * </ul>
  * Only the one that removed the call from the table completes it, so it completes once. A synchronous caller that
  * stops waiting (timeout, interrupt) removes the call itself and throws instead of completing it. An asynchronous
  * call's caller-visible future ({@link #async}) is then completed on the client's callback executor, never on the
- * event loop or the timer thread.
+ * event loop or the timeout thread.
  *
  * <p>Its request frame is queued, then taken by the drain ({@link #beforeWrite}, event loop), then written
  * ({@link #onWritten}). A caller that gives up ({@link #settle}, any thread) races the drain for the queued frame
@@ -49,12 +48,14 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
     private volatile boolean sent;
     /** The caller's future of an asynchronous call; null for a synchronous one, which waits on this object. */
     volatile CompletableFuture<Object> async;
-    volatile Timeout timeout;
+    /** When an asynchronous call times out ({@link System#nanoTime()}); unused for a synchronous one. */
+    final long deadlineNanos;
     /** Written by the event loop before the call completes; read by the thread that takes the outcome. */
     Map<String, Object> responseAttachments;
 
-    PendingCall(PendingCalls table, long id, MethodMeta meta, Connection connection) {
+    PendingCall(PendingCalls table, long id, MethodMeta meta, Connection connection, long deadlineNanos) {
         this.table = table;
+        this.deadlineNanos = deadlineNanos;
         this.id = id;
         this.meta = meta;
         this.connection = connection;
@@ -113,7 +114,6 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
         if (a == null) {
             complete(response);
         } else {
-            cancelTimeout();
             onCallbackExecutor(a, () -> {
                 Object value;
                 try {
@@ -132,7 +132,6 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
         if (a == null) {
             completeExceptionally(error);
         } else {
-            cancelTimeout();
             onCallbackExecutor(a, () -> a.completeExceptionally(error), "it failed: " + error);
         }
     }
@@ -140,7 +139,7 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
     /**
      * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
      * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
-     * event loop or the timer thread that got here, and never left pending forever.
+     * event loop or the timeout thread that got here, and never left pending forever.
      */
     private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
         try {
@@ -155,13 +154,6 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
             } catch (RejectedExecutionException again) {
                 a.completeExceptionally(error);
             }
-        }
-    }
-
-    private void cancelTimeout() {
-        Timeout t = timeout;
-        if (t != null) {
-            t.cancel();
         }
     }
 }

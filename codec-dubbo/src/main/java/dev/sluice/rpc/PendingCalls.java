@@ -7,39 +7,62 @@ import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.SendState;
 import dev.sluice.transport.jfr.CallTimeoutEvent;
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timer;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The table of a {@link SluiceClient}'s calls waiting for a response, keyed by request id, with their timeouts.
  *
  * <p>Threads: any. Calling threads register calls ({@link #add}) and remove those they stop waiting for; the event
  * loop removes the call a response answers ({@link #take}) and fails those of a lost connection ({@link #failAll});
- * the timer thread ({@code sluice-client-timer}) times out asynchronous calls. Whoever removes a call from the table
- * owns completing it (see {@link PendingCall}); the table itself is a {@link ConcurrentHashMap} and takes no lock.
+ * the client's timeout thread ({@code sluice-client-timeouts}) times out asynchronous calls. Whoever removes a call
+ * from the table owns completing it (see {@link PendingCall}); removal is one compare-and-set, and nothing here takes
+ * a lock.
+ *
+ * <p><b>Shape.</b> Ids are consecutive, so the calls in flight land in distinct slots of a fixed array indexed by
+ * the id's low bits: registering and taking a call is one compare-and-set each, with no boxed key, no map node and
+ * no shared counter (a {@link ConcurrentHashMap} paid all three per call, and its size counter was contended by the
+ * callers and the event loop alike). A call whose slot is still held by an older one (over {@link #SLOTS} calls
+ * apart) goes to an overflow map instead, so the table has no capacity limit.
+ *
+ * <p><b>Timeouts.</b> An asynchronous call carries its deadline. One thread per client sweeps the slots every
+ * {@link #SWEEP_MILLIS} ms while asynchronous calls wait, and times out those past their deadline; with none
+ * waiting it parks until the next asynchronous call. A call therefore costs no timer entry to create and none to
+ * cancel (a per-call {@code HashedWheelTimer} timeout cost two queue hand-offs per call); a timeout fires between
+ * its deadline and one sweep period later, as the wheel's 10 ms tick did. Synchronous callers time out themselves.
  */
 final class PendingCalls {
-    private final ConcurrentHashMap<Long, PendingCall> calls = new ConcurrentHashMap<>();
+    /** Slots of the table: a power of two, more than the calls a client keeps in flight. */
+    static final int SLOTS = 4096;
+    /** How often the timeout thread looks for asynchronous calls past their deadline. */
+    static final long SWEEP_MILLIS = 10;
+    private static final int MASK = SLOTS - 1;
+
+    private final AtomicReferenceArray<PendingCall> slots = new AtomicReferenceArray<>(SLOTS);
+    /** Calls whose slot was taken when they were registered. */
+    private final ConcurrentHashMap<Long, PendingCall> overflow = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final InetSocketAddress remote;
     private final Executor callbackExecutor;
-    private final Timer timer;
+    /** The timeout thread, started with the first asynchronous call; null before. */
+    private volatile Thread sweeper;
+    /** The timeout thread found no asynchronous call waiting and parks until {@link #scheduleTimeout} wakes it. */
+    private final AtomicBoolean sweeperIdle = new AtomicBoolean();
+    private volatile boolean closed;
 
     PendingCalls(InetSocketAddress remote, Executor callbackExecutor) {
         this.remote = remote;
         this.callbackExecutor = callbackExecutor;
-        this.timer = new HashedWheelTimer(r -> {
-            Thread t = new Thread(r, "sluice-client-timer");
-            t.setDaemon(true);
-            return t;
-        }, 10, TimeUnit.MILLISECONDS);
     }
 
     /** The next request id, for calls and heartbeats alike. Any thread. */
@@ -61,36 +84,135 @@ final class PendingCalls {
      * {@code async} is the caller's future of an asynchronous call, null for a synchronous one. Calling thread.
      */
     PendingCall add(long id, MethodMeta meta, Connection connection, CompletableFuture<Object> async) {
-        PendingCall call = new PendingCall(this, id, meta, connection);
+        long deadline = async == null ? 0L : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(meta.timeoutMillis);
+        PendingCall call = new PendingCall(this, id, meta, connection, deadline);
         call.async = async;
-        calls.put(id, call);
+        if (!slots.compareAndSet(index(id), null, call)) {
+            overflow.put(id, call); // an older call still holds the slot
+        }
         return call;
+    }
+
+    private static int index(long id) {
+        return (int) id & MASK;
     }
 
     /** Removes and returns the call {@code id} answers, or null when none waits (timed out, say). Event loop. */
     PendingCall take(long id) {
-        return calls.remove(id);
+        int i = index(id);
+        PendingCall call = slots.get(i);
+        if (call != null && call.id == id) {
+            return slots.compareAndSet(i, call, null) ? call : null;
+        }
+        return overflow.isEmpty() ? null : overflow.remove(id);
     }
 
     /** Removes {@code call} if it still waits; true when the caller now owns completing it. */
     boolean remove(PendingCall call) {
-        return calls.remove(call.id, call);
+        int i = index(call.id);
+        if (slots.get(i) == call) {
+            return slots.compareAndSet(i, call, null);
+        }
+        return overflow.remove(call.id, call);
     }
 
-    /** Calls waiting for a response. */
+    /** Calls waiting for a response. Counts the table: for tests and gauges, not for every call. */
     int size() {
-        return calls.size();
+        int n = overflow.size();
+        for (int i = 0; i < SLOTS; i++) {
+            if (slots.get(i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Every waiting call, in no order: a snapshot that may miss calls added or removed meanwhile. */
+    private List<PendingCall> waiting() {
+        List<PendingCall> out = new ArrayList<>();
+        for (int i = 0; i < SLOTS; i++) {
+            PendingCall call = slots.get(i);
+            if (call != null) {
+                out.add(call);
+            }
+        }
+        out.addAll(overflow.values());
+        return out;
     }
 
     /**
-     * Times out an asynchronous call after its timeout, on the timer thread. If the call completes first, the timeout
-     * finds it gone from the table and does nothing.
+     * Arms the timeout of an asynchronous call just sent (its deadline is set): wakes the timeout thread if it is
+     * parked for want of asynchronous calls, and starts it with the first one. Calling thread.
      */
     void scheduleTimeout(PendingCall call) {
-        call.timeout = timer.newTimeout(t -> timeOut(call), call.meta.timeoutMillis, TimeUnit.MILLISECONDS);
+        if (sweeperIdle.get() && sweeperIdle.compareAndSet(true, false)) {
+            LockSupport.unpark(sweeper);
+        } else if (sweeper == null) {
+            startSweeper();
+        }
     }
 
-    /** Timer thread. */
+    private synchronized void startSweeper() {
+        if (sweeper != null || closed) {
+            return;
+        }
+        Thread t = new Thread(this::sweepLoop, "sluice-client-timeouts");
+        t.setDaemon(true);
+        sweeper = t;
+        t.start();
+    }
+
+    /**
+     * The timeout thread: every {@link #SWEEP_MILLIS} ms, times out the asynchronous calls past their deadline.
+     * With none waiting it registers as idle, then looks once more (a call registered before that look is seen; one
+     * registered after it sees the flag and wakes this thread), then parks.
+     */
+    private void sweepLoop() {
+        while (!closed) {
+            if (sweep() == 0) {
+                sweeperIdle.set(true);
+                if (sweep() == 0) {
+                    while (sweeperIdle.get() && !closed) {
+                        LockSupport.park(this);
+                    }
+                } else {
+                    sweeperIdle.set(false);
+                }
+            }
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS));
+        }
+    }
+
+    /** Times out the asynchronous calls past their deadline; returns how many asynchronous calls still wait. */
+    private int sweep() {
+        long now = System.nanoTime();
+        int waiting = 0;
+        for (int i = 0; i < SLOTS; i++) {
+            PendingCall call = slots.get(i);
+            if (call != null && call.async != null) {
+                waiting += expire(call, now);
+            }
+        }
+        if (!overflow.isEmpty()) {
+            for (PendingCall call : overflow.values()) {
+                if (call.async != null) {
+                    waiting += expire(call, now);
+                }
+            }
+        }
+        return waiting;
+    }
+
+    /** Times {@code call} out when its deadline has passed; 1 when it still waits, else 0. */
+    private int expire(PendingCall call, long now) {
+        if (now - call.deadlineNanos < 0) {
+            return 1;
+        }
+        timeOut(call);
+        return 0;
+    }
+
+    /** The timeout thread. */
     void timeOut(PendingCall call) {
         if (remove(call)) {
             call.fail(timeoutException(call));
@@ -102,7 +224,7 @@ final class PendingCalls {
      * that says what the provider can have seen of it. Event loop (connection lost) or the closing thread.
      */
     void failAll(Connection connection, ConnectionClosedException cause) {
-        for (PendingCall call : calls.values()) {
+        for (PendingCall call : waiting()) {
             if (connection == null || call.connection == connection) {
                 if (remove(call)) {
                     SendState state = call.settle();
@@ -113,9 +235,16 @@ final class PendingCalls {
         }
     }
 
-    /** Stops the timer and fails every waiting call with {@code cause}. The closing thread. */
+    /** Stops the timeout thread and fails every waiting call with {@code cause}. The closing thread. */
     void close(ConnectionClosedException cause) {
-        timer.stop();
+        closed = true;
+        Thread t;
+        synchronized (this) {
+            t = sweeper;
+        }
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
         failAll(null, cause);
     }
 
