@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Which service pool the benchmark's {@link SluiceServer} runs its methods on, chosen by the environment variable
  * {@value #ENV} (or the system property {@value #PROPERTY}) so that one target can be measured with each pool:
  * <ul>
- *   <li>{@code default}: the server's own default pool (a ThreadPoolExecutor of at most 200 threads);
+ *   <li>{@code default}: the server's own default pool (hot workers, as {@code hot});
  *   <li>{@code hot}: {@link SluiceServer.Builder#hotWorkers(boolean)}, hot workers that grow when calls stall;
  *   <li>{@code tpe}: a {@link ThreadPoolExecutor} of 200 threads and a queue of 10,000, owned by the benchmark;
  *   <li>{@code fixed4}: a {@link ThreadPoolExecutor} of 4 threads and a queue of 10,000;
