@@ -80,13 +80,22 @@ public final class Report {
      * stretch of the machine that slowed both turns of a round cancels out; other rows the ratio of the medians.
      */
     public double ratio(Row row) {
+        Row base = baselineRow(row);
+        if (base == null) {
+            return Double.NaN;
+        }
+        return pairedRounds(row, base) ? JmhJson.median(perRoundRatios(row, base)) : row.opsPerMs / base.opsPerMs;
+    }
+
+    /** The baseline's row for the same method and load as {@code row}, or null. */
+    private Row baselineRow(Row row) {
         String baseline = baselineOf(row.target);
         for (Row r : rows) {
             if (r.target.equals(baseline) && r.method.equals(row.method) && r.load().equals(row.load())) {
-                return pairedRounds(row, r) ? perRoundRatio(row, r) : row.opsPerMs / r.opsPerMs;
+                return r;
             }
         }
-        return Double.NaN;
+        return null;
     }
 
     private static boolean pairedRounds(Row a, Row b) {
@@ -94,12 +103,45 @@ public final class Report {
                 && a.iterationScores.length == b.iterationScores.length;
     }
 
-    private static double perRoundRatio(Row a, Row b) {
+    private static double[] perRoundRatios(Row a, Row b) {
         double[] r = new double[a.iterationScores.length];
         for (int i = 0; i < r.length; i++) {
             r[i] = a.iterationScores[i] / b.iterationScores[i];
         }
-        return JmhJson.median(r);
+        return r;
+    }
+
+    /**
+     * For a row whose rounds pair up with its baseline's (see {@link #ratio}): the range of its per-round ratios
+     * without the lowest and the highest round ({@code [low, high]}; every round below 5). With n rounds the median
+     * per-round ratio lies in that range with {@link #rangeConfidence(int)}: how far this run's ratio can be trusted.
+     * Null for other rows and for the baseline's own.
+     */
+    public double[] ratioRange(Row row) {
+        Row base = baselineRow(row);
+        if (base == null || base == row || !pairedRounds(row, base)) {
+            return null; // the baseline's own row is 1.00x in every round
+        }
+        double[] ratios = perRoundRatios(row, base);
+        java.util.Arrays.sort(ratios);
+        int k = ratios.length >= 5 ? 1 : 0;
+        return new double[] {ratios[k], ratios[ratios.length - 1 - k]};
+    }
+
+    /**
+     * The confidence with which the median lies between the second lowest and the second highest of {@code n}
+     * independent rounds, or between the lowest and the highest below 5 rounds (binomial: not all rounds, nor all but
+     * one, on the same side of it).
+     */
+    static double rangeConfidence(int n) {
+        int k = n >= 5 ? 1 : 0;
+        double outside = 0;
+        double c = 1;
+        for (int i = 0; i <= k; i++) {
+            outside += c;
+            c = c * (n - i) / (i + 1);
+        }
+        return 1 - 2 * outside / Math.pow(2, n);
     }
 
     /** Whether JMH's error is over {@link #NOISY} of the row's score. */
@@ -118,12 +160,14 @@ public final class Report {
                 continue;
             }
             double ratio = ratio(r);
+            double[] range = ratioRange(r);
             out.add(new String[] {
                 r.method,
                 r.target,
                 fixed(r.opsPerMs, 2),
                 fixed(r.opsPerMsError, 2) + (noisy(r) ? " !" : ""),
-                Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio),
+                Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio) + (range == null ? ""
+                        : String.format(Locale.ROOT, " (%.2f-%.2f)", range[0], range[1])),
                 fixed(r.p50Ms * 1000, 1),
                 fixed(r.p99Ms * 1000, 1),
                 fixed(r.p999Ms * 1000, 1),
@@ -155,6 +199,13 @@ public final class Report {
             out.add("interleaved: the targets took turns per method, round after round; ops/ms is the median of the"
                     + " rounds, ratio the median of the per-round ratios, percentiles and B/op (every thread's"
                     + " allocation counter) the median of the rounds'.");
+            int n = rows.stream().filter(r -> r.interleaved).mapToInt(r -> r.iterationScores.length).max().orElse(0);
+            if (n > 0) {
+                out.add(String.format(Locale.ROOT, "(a-b) after a ratio: its per-round ratios without the lowest and"
+                        + " the highest round%s; with %d rounds the median per-round ratio lies in it with %.1f %%"
+                        + " confidence (rounds taken as independent). Quote a ratio with its range.",
+                        n >= 5 ? "" : " (all of them, fewer than 5 rounds)", n, 100 * rangeConfidence(n)));
+            }
         }
         boolean sample = rows.stream().anyMatch(r -> "sample".equals(r.latencySource));
         boolean calls = rows.stream().anyMatch(r -> "calls".equals(r.latencySource));
@@ -275,6 +326,11 @@ public final class Report {
             m.put("noisy", noisy(r));
             m.put("baseline", baselineOf(r.target));
             m.put("ratioToBaseline", ratio(r));
+            double[] range = ratioRange(r);
+            if (range != null) { // the per-round ratios without the lowest and the highest round
+                m.put("ratioLow", range[0]);
+                m.put("ratioHigh", range[1]);
+            }
             m.put("p50Ms", r.p50Ms);
             m.put("p99Ms", r.p99Ms);
             m.put("p999Ms", r.p999Ms);

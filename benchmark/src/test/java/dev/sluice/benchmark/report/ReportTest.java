@@ -1,6 +1,7 @@
 package dev.sluice.benchmark.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -172,5 +173,39 @@ class ReportTest {
         assertTrue(String.join("\n", interleaved.legend()).contains("median of the per-round ratios"));
         b.iterationScores = new double[] {5, 20}; // rounds that do not pair up: the medians again
         assertEquals(1.0, interleaved.ratio(a), 1e-9);
+    }
+
+    @Test
+    void anInterleavedRatioShowsTheRangeOfItsRoundsWithoutTheLowestAndTheHighest() {
+        Row a = row("sluice", "existUser", 32, 20);
+        Row b = row("dubbo-netty4", "existUser", 32, 10);
+        a.iterationScores = new double[] {20, 30, 20, 24, 18, 26, 40}; // per round 2.0, 3.0, 2.5, 2.4, 1.5, 2.6, 4.0
+        b.iterationScores = new double[] {10, 10, 8, 10, 12, 10, 10};
+        a.interleaved = true;
+        b.interleaved = true;
+        Report report = new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"), List.of("existUser"),
+                "dubbo-netty4");
+        assertEquals(2.5, report.ratio(a), 1e-9);
+        double[] range = report.ratioRange(a);
+        assertEquals(2.0, range[0], 1e-9, "1.5 left out");
+        assertEquals(3.0, range[1], 1e-9, "4.0 left out");
+        assertEquals(null, report.ratioRange(b), "the baseline's own row");
+        assertTrue(report.text().contains("2.50x (2.00-3.00)"), report.text());
+        assertTrue(report.markdown().contains("2.50x (2.00-3.00)"), report.markdown());
+        String json = report.json(java.util.Map.of());
+        assertTrue(json.contains("\"ratioLow\": 2.00000, \"ratioHigh\": 3.00000"), json);
+        assertTrue(String.join("\n", report.legend()).contains("with 7 rounds the median per-round ratio lies in it"
+                + " with 87.5 % confidence"), String.join("\n", report.legend()));
+        assertEquals(0.875, Report.rangeConfidence(7), 1e-12); // 1 - 2 (1 + 7) / 128
+        assertEquals(0.625, Report.rangeConfidence(5), 1e-12); // 1 - 2 (1 + 5) / 32
+        assertEquals(0.75, Report.rangeConfidence(3), 1e-12); // whole range: 1 - 2 / 8
+
+        Row c = row("sluice", "listUser", 32, 20); // not interleaved: no range
+        Row d = row("dubbo-netty4", "listUser", 32, 10);
+        Report plain = new Report(List.of(c, d), List.of("dubbo-netty4", "sluice"), List.of("listUser"),
+                "dubbo-netty4");
+        assertEquals(null, plain.ratioRange(c));
+        assertTrue(plain.text().contains("2.00x"), plain.text());
+        assertFalse(plain.text().contains("2.00x ("), plain.text());
     }
 }
