@@ -118,13 +118,7 @@ final class PendingCalls {
 
     /** Calls waiting for a response. Counts the table: for tests and gauges, not for every call. */
     int size() {
-        int n = overflow.size();
-        for (int i = 0; i < SLOTS; i++) {
-            if (slots.get(i) != null) {
-                n++;
-            }
-        }
-        return n;
+        return waiting().size();
     }
 
     /** Every waiting call, in no order: a snapshot that may miss calls added or removed meanwhile. */
