@@ -17,6 +17,14 @@ final class Settings {
     static final String DEFAULT_ASYNC = "1x64,4x64,32x8";
     /** The methods {@code --smoke} runs for the hessian2 targets: a POJO each way. */
     static final List<String> SMOKE_SUBSET = List.of("createUser", "listUser");
+    /**
+     * The methods of the default profile without --benchmarks: the two ends of the workload, the smallest call
+     * (transport-bound) and the largest answer (serialization-bound); createUser and getUser lie between them. Two
+     * methods instead of four give each row 16 measured rounds in the same 15 minutes, which is what makes two
+     * default runs agree: every turn on a 2-core VM varies by about 10 % (so does a bare loopback ping-pong), and
+     * the ratios of two 7-round runs differed by over 10 % on a quarter of the rows.
+     */
+    static final List<String> SHORT_METHODS = List.of("existUser", "listUser");
     /** The method {@code --smoke} runs in the async workload: the largest result. */
     static final List<String> SMOKE_ASYNC = List.of("listUser");
 
@@ -54,17 +62,20 @@ final class Settings {
     boolean interleaved;
     /**
      * Interleaved: warm-up rounds before the first thread count's measured rounds. The client JVMs start cold
-     * together and share the CPU with each other's JIT compilers: 6 rounds of every method (60 s of calls per client;
-     * with 3, sluice's createUser was still climbing 30 -> 50 ops/ms through the measured rounds on these VMs).
+     * together and share the CPU with each other's JIT compilers: with four methods, 6 rounds (55 s of calls per
+     * client) reached the plateau in round 5 on these VMs, and with 3 sluice's createUser was still climbing 30 -> 50
+     * ops/ms through the measured rounds. With the default's two methods, 10 rounds give each client 46 s of calls.
      */
-    int firstWarmupRounds = 6;
+    int firstWarmupRounds = 10;
     /** Interleaved: warm-up rounds before a later thread count, in the same client JVMs, warm by then. */
     int laterWarmupRounds = 1;
     /**
-     * Interleaved: measured rounds per thread count. Seven, not JMH's five: two default runs of five rounds agreed
-     * within 10 % on 25 of 32 ratios; the default run's 15 minutes had room for two more rounds.
+     * Interleaved: measured rounds per thread count. The per-round ratio of two targets varies by about 14 % (standard
+     * deviation of its logarithm, four default runs on the 2-core VMs); with 7 rounds two runs' ratios differed by over
+     * 10 % on 22-25 of 32; resampling those rounds, 16 rounds put a ratio's Hodges-Lehmann estimates of two runs within
+     * 10 % of each other 96 % of the time (the median of the per-round ratios: 92 %).
      */
-    int measuredRounds = 7;
+    int measuredRounds = 16;
     /** The arguments this was parsed from: a {@link ClientJvm} parses the same. */
     List<String> args = List.of();
     List<Integer> threads;
@@ -94,9 +105,9 @@ final class Settings {
             "",
             "profiles (default --short):",
             "  --short            interleaved: every server and one client JVM per target up at once, the targets",
-            "                     taking turns per method (0.3 s settle + 2 s): 6 warm-up rounds, then 7 measured at",
-            "                     32 threads, then 1 + 7 at 1 thread; throughput with per-call percentiles; the",
-            "                     fastjson2 targets (about 14 minutes)",
+            "                     taking turns per method (0.3 s settle + 2 s): 10 warm-up rounds, then 16 measured",
+            "                     at 32 threads, then 1 + 16 at 1 thread; existUser and listUser unless --benchmarks;",
+            "                     throughput with per-call percentiles; the fastjson2 targets (about 14 minutes)",
             "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
             "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",
             "                     hessian2 targets run createUser and listUser, async (2x8) listUser only",
@@ -197,7 +208,15 @@ final class Settings {
             // first method measured has 30 s of warm-up behind it (what a cold client needed on the 2-core VMs this
             // was tuned on) and the later ones more; five iterations of 2 s whose median is reported, so one slow
             // iteration does not move the figure.
-            default -> s.defaults(3, 3, 2, 5, 2, "32,1", "thrpt");
+            default -> {
+                s.defaults(3, 3, 2, 5, 2, "32,1", "thrpt");
+                if (!benchmarksGiven) {
+                    s.methods = SHORT_METHODS;
+                    // a client JVM per run (async loads, --client-jvm per-run) warms every method, then each method
+                    // again before it is measured: with two methods 5 iterations keep the first one's 30 s
+                    s.concurrentWarmupIterations = 5;
+                }
+            }
         }
         s.clientJvmPerRun = clientJvm != null ? !clientJvm.equals("per-method") : !"full".equals(s.profile);
         s.interleaved = clientJvm != null ? clientJvm.equals("interleaved") : "short".equals(s.profile);

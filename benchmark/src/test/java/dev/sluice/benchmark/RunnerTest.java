@@ -22,27 +22,28 @@ class RunnerTest {
     }
 
     @Test
-    void theDefaultRunInterleavesTheTargetsAfterFiftySecondsOfCallsPerClientWithinFifteenMinutes() {
+    void theDefaultRunInterleavesTheTargetsAfterFortySixSecondsOfCallsPerClientWithinFifteenMinutes() {
         Settings s = Settings.parse(new String[0]);
         assertTrue(s.interleaved);
         for (String t : Targets.defaultNames()) {
             assertEquals(List.of(), Runner.runs(s, Targets.get(t)), t + ": no JMH run, the interleaved rounds measure");
         }
-        // 4 methods x 4 targets x (0.3 s settle + 2 s) per round: at 32 threads 6 warm-up and 7 measured rounds, at
-        // 1 thread (the same client JVMs) 1 + 7; 8 s for the client JVMs; then a server start per target
+        // 2 methods x 4 targets x (0.3 s settle + 2 s) per round: at 32 threads 10 warm-up and 16 measured rounds, at
+        // 1 thread (the same client JVMs) 1 + 16; 8 s for the client JVMs; then a server start per target
         long seconds = Interleaved.seconds(s, Targets.defaultNames().size()) + 5L * Targets.defaultNames().size();
-        assertEquals(16 * 23 * (6 + 7 + 1 + 7) / 10 + 8 + 4 * 5, seconds);
+        assertEquals(8 * 23 * (10 + 16 + 1 + 16) / 10 + 8 + 4 * 5, seconds);
         assertTrue(seconds <= 14 * 60, seconds + " s, and the measured runs took about 30 s more than estimated");
         // what each cold client JVM has called before its first measured turn: every method in every warm-up round
         long warmUpMillis = (long) Interleaved.warmUpRounds(s, true) * s.methods.size()
                 * (s.warmupSeconds * 1000L + Interleaved.SETTLE_MILLIS);
-        assertEquals(55_200, warmUpMillis);
+        assertEquals(46_000, warmUpMillis);
         assertEquals(1, Interleaved.warmUpRounds(s, false));
     }
 
     @Test
     void aRunOfOneClientJvmPerTargetAndThreadCountWarmsEveryMethodForThirtySeconds() {
-        Settings s = Settings.parse(new String[] {"--client-jvm", "per-run"});
+        Settings s = Settings.parse(new String[] {"--client-jvm", "per-run", "--benchmarks",
+            String.join(",", Settings.METHODS)});
         assertTrue(s.clientJvmPerRun);
         assertFalse(s.interleaved);
         // 4 targets x 2 thread counts = 8 client JVMs, each: 4 methods x (3 x 2 s bulk + 3 x 2 s own warm-up +
@@ -50,10 +51,16 @@ class RunnerTest {
         assertEquals(32, Targets.defaultNames().stream().mapToInt(t -> Runner.benchmarksOf(s, Targets.get(t))).sum());
         long seconds = seconds(s, Targets.defaultNames());
         assertEquals(8 * (4 + 4 * (6 + 6 + 10 + 1)) + 4 * 5, seconds);
-        for (Runner.Run run : Runner.runs(s, Targets.get("sluice"))) {
-            // the first method measured in a client JVM follows every method's bulk warm-up and its own
-            long firstWarmUp = (long) Runner.warmupIterations(s, run) * s.warmupSeconds * (run.methods().size() + 1);
-            assertTrue(firstWarmUp >= 30, run.label() + ": " + firstWarmUp + " s");
+        // the default's two methods (and an async load, which runs a client JVM per run) warm as long
+        for (Settings each : List.of(s, Settings.parse(new String[] {"--client-jvm", "per-run"}),
+                Settings.parse(new String[] {"--async", "--no-sync"}))) {
+            for (Runner.Run run : Runner.runs(each, Targets.get("sluice"))) {
+                // the first method measured in a client JVM follows every method's bulk warm-up and its own
+                long firstWarmUp = (long) Runner.warmupIterations(each, run) * each.warmupSeconds
+                        * (run.methods().size() + 1);
+                assertTrue(firstWarmUp >= (run.threads() > 1 || run.async() ? 30 : 18),
+                        run.label() + ": " + firstWarmUp + " s");
+            }
         }
     }
 

@@ -14,22 +14,27 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndInterleavesSixWarmUpRoundsThenSevenMeasuredRounds() {
+    void shortIsTheDefaultAndInterleavesTenWarmUpRoundsThenSixteenMeasuredRoundsOfTwoMethods() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
         assertTrue(s.interleaved);
         assertTrue(s.clientJvmPerRun); // for async loads, which are not interleaved
-        assertEquals(6, s.firstWarmupRounds); // before the first thread count, in cold client JVMs
+        assertEquals(10, s.firstWarmupRounds); // before the first thread count, in cold client JVMs
         assertEquals(1, s.laterWarmupRounds); // before a later one, in the same client JVMs, warm
-        assertEquals(7, s.measuredRounds);
+        assertEquals(16, s.measuredRounds);
         assertEquals(3, s.warmupIterations); // per method, for async loads (one client JVM per run)
-        assertEquals(3, s.concurrentWarmupIterations);
+        assertEquals(5, s.concurrentWarmupIterations); // two methods: 5 x 2 s x (2 + 1) = 30 s before the first
+        assertEquals(3, Settings.parse(new String[] {"--benchmarks", "createUser,existUser,getUser,listUser"})
+                .concurrentWarmupIterations);
         assertEquals(2, s.warmupSeconds);
         assertEquals(5, s.iterations); // JMH's iterations, for async loads
         assertEquals(2, s.seconds);
         assertEquals(List.of(32, 1), s.threads);
         assertEquals(List.of("thrpt"), s.modes); // percentiles come from the per-call recorder
-        assertEquals(Settings.METHODS, s.methods);
+        assertEquals(List.of("existUser", "listUser"), s.methods); // the two ends; --benchmarks for the others
+        assertEquals(Settings.METHODS, Settings.parse(new String[] {"--benchmarks", String.join(",", Settings.METHODS)})
+                .methods);
+        assertEquals(Settings.METHODS, Settings.parse(new String[] {"--full"}).methods);
         assertEquals(List.of(), s.asyncLoads);
         assertTrue(s.sync);
         assertNull(s.targets);
@@ -70,8 +75,9 @@ class SettingsTest {
         // an explicit method list is honoured everywhere
         s = Settings.parse(new String[] {"--smoke", "--benchmarks", "getUser"});
         assertEquals(List.of("getUser"), s.methodsFor(true, true));
-        // outside the smoke every run has every method
-        assertEquals(Settings.METHODS, Settings.parse(new String[] {"--async"}).methodsFor(true, true));
+        // outside the smoke every run has every method of its profile
+        assertEquals(Settings.SHORT_METHODS, Settings.parse(new String[] {"--async"}).methodsFor(true, true));
+        assertEquals(Settings.METHODS, Settings.parse(new String[] {"--full", "--async"}).methodsFor(true, true));
     }
 
     @Test

@@ -158,7 +158,7 @@ class ReportTest {
     }
 
     @Test
-    void interleavedRowsTakeTheMedianOfTheirPerRoundRatiosOtherRowsTheRatioOfTheirMedians() {
+    void interleavedRowsTakeTheHodgesLehmannEstimateOfTheirPerRoundRatiosOtherRowsTheRatioOfTheirMedians() {
         Row a = row("sluice", "getUser", 32, 20);
         Row b = row("dubbo-netty4", "getUser", 32, 20);
         a.iterationScores = new double[] {10, 30, 20}; // median 20
@@ -169,14 +169,16 @@ class ReportTest {
         b.interleaved = true;
         Report interleaved = new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"), List.of("getUser"),
                 "dubbo-netty4");
-        assertEquals(1.5, interleaved.ratio(a), 1e-9);
-        assertTrue(String.join("\n", interleaved.legend()).contains("median of the per-round ratios"));
+        // geometric means of the pairs (2,2) (2,1.5) (2,1) (1.5,1.5) (1.5,1) (1,1): 2, 1.732, 1.414, 1.5, 1.225, 1;
+        // their median sqrt(1.414 * 1.5)
+        assertEquals(Math.sqrt(Math.sqrt(2) * 1.5), interleaved.ratio(a), 1e-9);
+        assertTrue(String.join("\n", interleaved.legend()).contains("Hodges-Lehmann estimate of the per-round ratios"));
         b.iterationScores = new double[] {5, 20}; // rounds that do not pair up: the medians again
         assertEquals(1.0, interleaved.ratio(a), 1e-9);
     }
 
     @Test
-    void anInterleavedRatioShowsTheRangeOfItsRoundsWithoutTheLowestAndTheHighest() {
+    void anInterleavedRatioShowsItsSignedRankConfidenceInterval() {
         Row a = row("sluice", "existUser", 32, 20);
         Row b = row("dubbo-netty4", "existUser", 32, 10);
         a.iterationScores = new double[] {20, 30, 20, 24, 18, 26, 40}; // per round 2.0, 3.0, 2.5, 2.4, 1.5, 2.6, 4.0
@@ -185,20 +187,29 @@ class ReportTest {
         b.interleaved = true;
         Report report = new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"), List.of("existUser"),
                 "dubbo-netty4");
-        assertEquals(2.5, report.ratio(a), 1e-9);
+        // 28 pairwise geometric means; the 14th and 15th are sqrt(2.4 * 2.6) and sqrt(2.0 * 3.0)
+        assertEquals(Math.sqrt(Math.sqrt(2.4 * 2.6) * Math.sqrt(6.0)), report.ratio(a), 1e-9);
         double[] range = report.ratioRange(a);
-        assertEquals(2.0, range[0], 1e-9, "1.5 left out");
-        assertEquals(3.0, range[1], 1e-9, "4.0 left out");
+        assertEquals(Math.sqrt(1.5 * 2.4), range[0], 1e-9, "third lowest of the 28: 1.5, sqrt(1.5 * 2), then this");
+        assertEquals(Math.sqrt(2.6 * 4.0), range[1], 1e-9, "third highest: 4.0, sqrt(3 * 4), then this");
         assertEquals(null, report.ratioRange(b), "the baseline's own row");
-        assertTrue(report.text().contains("2.50x (2.00-3.00)"), report.text());
-        assertTrue(report.markdown().contains("2.50x (2.00-3.00)"), report.markdown());
+        assertTrue(report.text().contains("2.47x (1.90-3.22)"), report.text());
+        assertTrue(report.markdown().contains("2.47x (1.90-3.22)"), report.markdown());
         String json = report.json(java.util.Map.of());
-        assertTrue(json.contains("\"ratioLow\": 2.00000, \"ratioHigh\": 3.00000"), json);
-        assertTrue(String.join("\n", report.legend()).contains("with 7 rounds the median per-round ratio lies in it"
-                + " with 87.5 % confidence"), String.join("\n", report.legend()));
-        assertEquals(0.875, Report.rangeConfidence(7), 1e-12); // 1 - 2 (1 + 7) / 128
-        assertEquals(0.625, Report.rangeConfidence(5), 1e-12); // 1 - 2 (1 + 5) / 32
-        assertEquals(0.75, Report.rangeConfidence(3), 1e-12); // whole range: 1 - 2 / 8
+        assertTrue(json.contains("\"ratioLow\": 1.89737, \"ratioHigh\": 3.22490"), json);
+        assertTrue(String.join("\n", report.legend()).contains("its 95.3 % confidence interval with 7 rounds"),
+                String.join("\n", report.legend()));
+        // Wilcoxon's tables (two-sided 5 %): critical rank sums 2, 8, 29, 40 at 7, 10, 16, 18 rounds
+        assertEquals(3, Report.signedRankK(7));
+        assertEquals(9, Report.signedRankK(10));
+        assertEquals(30, Report.signedRankK(16));
+        assertEquals(41, Report.signedRankK(18));
+        assertEquals(1 - 2 * 3 / 128.0, Report.rangeConfidence(7), 1e-12); // rank sums 0, 1, 2: one subset each
+        assertEquals(1 - 2 / 64.0, Report.rangeConfidence(6), 1e-12);
+        assertEquals(1, Report.signedRankK(5));
+        assertEquals(1 - 2 / 32.0, Report.rangeConfidence(5), 1e-12); // below 95 %: the whole span
+        assertTrue(String.join("\n", new Report(List.of(trim(a, 5), trim(b, 5)), List.of("dubbo-netty4", "sluice"),
+                List.of("existUser"), "dubbo-netty4").legend()).contains("the whole span of the rounds, below 6"));
 
         Row c = row("sluice", "listUser", 32, 20); // not interleaved: no range
         Row d = row("dubbo-netty4", "listUser", 32, 10);
@@ -207,5 +218,12 @@ class ReportTest {
         assertEquals(null, plain.ratioRange(c));
         assertTrue(plain.text().contains("2.00x"), plain.text());
         assertFalse(plain.text().contains("2.00x ("), plain.text());
+    }
+
+    private static Row trim(Row r, int rounds) {
+        Row t = row(r.target, r.method, 32, r.opsPerMs);
+        t.iterationScores = java.util.Arrays.copyOf(r.iterationScores, rounds);
+        t.interleaved = r.interleaved;
+        return t;
     }
 }
