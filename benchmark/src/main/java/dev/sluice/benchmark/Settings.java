@@ -20,9 +20,9 @@ final class Settings {
     /**
      * The methods of the default profile without --benchmarks: the two ends of the workload, the smallest call
      * (transport-bound) and the largest answer (serialization-bound); createUser and getUser lie between them. Two
-     * methods instead of four give each row 16 measured rounds in the same 15 minutes, which is what makes two
-     * default runs agree: every turn on a 2-core VM varies by about 10 % (so does a bare loopback ping-pong), and
-     * the ratios of two 7-round runs differed by over 10 % on a quarter of the rows.
+     * methods instead of four give each row 14 measured rounds (and a longer warm-up) in the same 15 minutes, which
+     * is what makes two default runs agree: every turn on a 2-core VM varies by about 10 % (so does a bare loopback
+     * ping-pong), and the ratios of two 7-round runs differed by over 10 % on a quarter of the rows.
      */
     static final List<String> SHORT_METHODS = List.of("existUser", "listUser");
     /** The method {@code --smoke} runs in the async workload: the largest result. */
@@ -64,18 +64,21 @@ final class Settings {
      * Interleaved: warm-up rounds before the first thread count's measured rounds. The client JVMs start cold
      * together and share the CPU with each other's JIT compilers: with four methods, 6 rounds (55 s of calls per
      * client) reached the plateau in round 5 on these VMs, and with 3 sluice's createUser was still climbing 30 -> 50
-     * ops/ms through the measured rounds. With the default's two methods, 10 rounds give each client 46 s of calls.
+     * ops/ms through the measured rounds. With the default's two methods, 10 rounds (46 s of calls) left the Dubbo
+     * clients of one run climbing through their first five measured rounds (existUser 18 -> 25 ops/ms) while another
+     * run's had settled: 14 rounds, 64 s of calls per client.
      */
-    int firstWarmupRounds = 10;
+    int firstWarmupRounds = 14;
     /** Interleaved: warm-up rounds before a later thread count, in the same client JVMs, warm by then. */
     int laterWarmupRounds = 1;
     /**
      * Interleaved: measured rounds per thread count. The per-round ratio of two targets varies by about 14 % (standard
      * deviation of its logarithm, four default runs on the 2-core VMs); with 7 rounds two runs' ratios differed by over
-     * 10 % on 22-25 of 32; resampling those rounds, 16 rounds put a ratio's Hodges-Lehmann estimates of two runs within
-     * 10 % of each other 96 % of the time (the median of the per-round ratios: 92 %).
+     * 10 % on 22-25 of 32; resampling those rounds, 14 rounds put a ratio's Hodges-Lehmann estimates of two runs within
+     * 10 % of each other 95 % of the time (the median of the per-round ratios: 91 %). 14 is what the 15 minutes hold
+     * after the warm-up.
      */
-    int measuredRounds = 16;
+    int measuredRounds = 14;
     /** The arguments this was parsed from: a {@link ClientJvm} parses the same. */
     List<String> args = List.of();
     List<Integer> threads;
@@ -105,8 +108,8 @@ final class Settings {
             "",
             "profiles (default --short):",
             "  --short            interleaved: every server and one client JVM per target up at once, the targets",
-            "                     taking turns per method (0.3 s settle + 2 s): 10 warm-up rounds, then 16 measured",
-            "                     at 32 threads, then 1 + 16 at 1 thread; existUser and listUser unless --benchmarks;",
+            "                     taking turns per method (0.3 s settle + 2 s): 14 warm-up rounds, then 14 measured",
+            "                     at 32 threads, then 1 + 14 at 1 thread; existUser and listUser unless --benchmarks;",
             "                     throughput with per-call percentiles; the fastjson2 targets (about 14 minutes)",
             "  --full             dubbo-benchmark: 3 warm-up x 10 s + 3 x 10 s, threads 32, thrpt and sample",
             "  --smoke            CI check: every target, no warm-up, 1 x 1 s, threads 32, throughput only;",

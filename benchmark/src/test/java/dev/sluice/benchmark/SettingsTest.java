@@ -14,14 +14,14 @@ import org.junit.jupiter.api.Test;
 class SettingsTest {
 
     @Test
-    void shortIsTheDefaultAndInterleavesTenWarmUpRoundsThenSixteenMeasuredRoundsOfTwoMethods() {
+    void shortIsTheDefaultAndInterleavesFourteenWarmUpRoundsThenFourteenMeasuredRoundsOfTwoMethods() {
         Settings s = Settings.parse(new String[0]);
         assertEquals("short", s.profile);
         assertTrue(s.interleaved);
         assertTrue(s.clientJvmPerRun); // for async loads, which are not interleaved
-        assertEquals(10, s.firstWarmupRounds); // before the first thread count, in cold client JVMs
+        assertEquals(14, s.firstWarmupRounds); // before the first thread count, in cold client JVMs
         assertEquals(1, s.laterWarmupRounds); // before a later one, in the same client JVMs, warm
-        assertEquals(16, s.measuredRounds);
+        assertEquals(14, s.measuredRounds);
         assertEquals(3, s.warmupIterations); // per method, for async loads (one client JVM per run)
         assertEquals(5, s.concurrentWarmupIterations); // two methods: 5 x 2 s x (2 + 1) = 30 s before the first
         assertEquals(3, Settings.parse(new String[] {"--benchmarks", "createUser,existUser,getUser,listUser"})

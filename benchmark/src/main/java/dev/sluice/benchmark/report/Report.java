@@ -274,8 +274,10 @@ public final class Report {
         }
         out.add("B/op: client JVM allocation per call (gc profiler); the server's is not measured.");
         if (rows.stream().anyMatch(Report::noisy)) {
+            boolean interleaved = rows.stream().anyMatch(r -> r.interleaved && noisy(r));
             out.add("!: JMH's error is over " + Math.round(NOISY * 100) + " % of the score: the iterations disagree,"
-                    + " do not quote this row.");
+                    + (interleaved ? " quote its ops/ms only with its ±; an interleaved row's ratio has its own"
+                            + " interval, from rounds paired with the baseline's." : " do not quote this row."));
         }
         return out;
     }

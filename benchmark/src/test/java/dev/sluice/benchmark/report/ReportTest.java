@@ -129,8 +129,21 @@ class ReportTest {
         String md = mixed.markdown();
         assertTrue(md.contains("| listUser | sluice-hessian2 | 35.00 | 7.00 ! | 3.50x |"), md);
         assertTrue(md.contains("| listUser | sluice | 40.00 | 4.00 | 2.00x |"), md);
-        assertTrue(md.contains("!: JMH's error is over 10 % of the score"), md);
+        assertTrue(md.contains("!: JMH's error is over 10 % of the score: the iterations disagree, do not quote this"
+                + " row."), md);
         assertTrue(mixed.json(Map.of()).contains("\"noisy\": true"));
+
+        // interleaved, a row's ratio pairs its rounds with the baseline's: the legend sends the reader to its interval
+        Row a = row("sluice", "existUser", 32, 0, 20, 4); // 20 %
+        Row b = row("dubbo-netty4", "existUser", 32, 0, 10, 0.5);
+        a.iterationScores = new double[] {16, 20, 24, 20, 22, 18};
+        b.iterationScores = new double[] {8, 10, 12, 10, 11, 9};
+        a.interleaved = true;
+        b.interleaved = true;
+        String legend = String.join("\n", new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"),
+                List.of("existUser"), "dubbo-netty4").legend());
+        assertTrue(legend.contains("quote its ops/ms only with its ±; an interleaved row's ratio has its own interval"),
+                legend);
     }
 
     @Test
