@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sluice vs Dubbo benchmark (dubbo-benchmark's UserService workload, JMH).
 #
-#   ./bench.sh                      default comparison of the fastjson2 targets (threads 32 and 1, about 15 minutes)
+#   ./bench.sh                      default comparison of the fastjson2 targets (existUser, listUser; threads 32, 1; ~14 min)
 #   ./bench.sh --targets hessian2   the same for the hessian2 targets (dubbo-benchmark's hessian-lite variant)
 #   ./bench.sh --async --no-sync    the async workload (1x64, 4x64, 32x8 calls in flight per thread)
 #   ./bench.sh --smoke              CI check: every target and the async path, 1 x 1 s, throughput only (~3 min)
