@@ -165,25 +165,25 @@ public final class Report {
      * with at least {@link #CONFIDENCE} (1 below 6 rounds, where even the whole span holds it with less).
      */
     static int signedRankK(int n) {
-        double[] tail = signedRankCounts(n);
-        double all = Math.pow(2, n);
-        int k = 1;
-        double below = tail[0]; // rank sums 0 .. k-1
-        while (k < tail.length && 1 - 2 * (below + tail[k]) / all >= CONFIDENCE) {
-            below += tail[k];
-            k++;
-        }
-        return k;
+        return (int) signedRankInterval(n)[0];
     }
 
     /** For {@link #ratioRange} with n rounds: its coverage (rounds taken as independent and symmetric in noise). */
     static double rangeConfidence(int n) {
+        return signedRankInterval(n)[1];
+    }
+
+    /** {@code {k, coverage}} of {@link #signedRankK}: k grows while one more rank sum outside keeps the coverage. */
+    private static double[] signedRankInterval(int n) {
         double[] counts = signedRankCounts(n);
-        double below = 0;
-        for (int s = 0; s < signedRankK(n); s++) {
-            below += counts[s];
+        double all = Math.pow(2, n);
+        int k = 1;
+        double below = counts[0]; // subsets with rank sums 0 .. k-1
+        while (k < counts.length && 1 - 2 * (below + counts[k]) / all >= CONFIDENCE) {
+            below += counts[k];
+            k++;
         }
-        return 1 - 2 * below / Math.pow(2, n);
+        return new double[] {k, 1 - 2 * below / all};
     }
 
     /** How many subsets of the ranks 1..n sum to each s, 0 to n(n+1)/2: Wilcoxon's signed-rank distribution. */
@@ -275,9 +275,12 @@ public final class Report {
         out.add("B/op: client JVM allocation per call (gc profiler); the server's is not measured.");
         if (rows.stream().anyMatch(Report::noisy)) {
             boolean interleaved = rows.stream().anyMatch(r -> r.interleaved && noisy(r));
-            out.add("!: JMH's error is over " + Math.round(NOISY * 100) + " % of the score: the iterations disagree,"
-                    + (interleaved ? " quote its ops/ms only with its ±; an interleaved row's ratio has its own"
-                            + " interval, from rounds paired with the baseline's." : " do not quote this row."));
+            boolean other = rows.stream().anyMatch(r -> !r.interleaved && noisy(r));
+            out.add("!: JMH's error is over " + Math.round(NOISY * 100) + " % of the score: the iterations disagree"
+                    + (interleaved ? "; quote an interleaved row's ops/ms only with its ± (its ratio has its own"
+                            + " interval, from rounds paired with the baseline's)" : "")
+                    + (other ? (interleaved ? "; do not quote another row marked so." : ", do not quote this row.")
+                            : "."));
         }
         return out;
     }

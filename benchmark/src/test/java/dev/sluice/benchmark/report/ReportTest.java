@@ -142,8 +142,14 @@ class ReportTest {
         b.interleaved = true;
         String legend = String.join("\n", new Report(List.of(a, b), List.of("dubbo-netty4", "sluice"),
                 List.of("existUser"), "dubbo-netty4").legend());
-        assertTrue(legend.contains("quote its ops/ms only with its ±; an interleaved row's ratio has its own interval"),
-                legend);
+        assertTrue(legend.contains("the iterations disagree; quote an interleaved row's ops/ms only with its ± (its"
+                + " ratio has its own interval, from rounds paired with the baseline's)."), legend);
+        // beside a noisy row measured otherwise (an async load), that one is still not to be quoted
+        Row async = row("sluice", "existUser", 4, 64, 200, 40);
+        legend = String.join("\n", new Report(List.of(a, b, async), List.of("dubbo-netty4", "sluice"),
+                List.of("existUser"), "dubbo-netty4").legend());
+        assertTrue(legend.contains("(its ratio has its own interval, from rounds paired with the baseline's); do not"
+                + " quote another row marked so."), legend);
     }
 
     @Test
