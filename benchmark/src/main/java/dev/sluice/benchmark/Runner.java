@@ -501,7 +501,7 @@ public final class Runner {
                 .param("target", target)
                 .param("host", host)
                 .param("port", String.valueOf(port))
-                .param("timeoutMs", String.valueOf(s.timeoutMillis))
+                .param("timeoutMs", String.valueOf(run.async() ? s.asyncTimeoutMillis : s.timeoutMillis))
                 .threads(run.threads())
                 .forks(s.forks)
                 .warmupIterations(warmupIterations(s, run))

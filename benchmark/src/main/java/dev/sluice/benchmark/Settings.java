@@ -25,6 +25,8 @@ final class Settings {
      * ping-pong), and the ratios of two 7-round runs differed by over 10 % on a quarter of the rows.
      */
     static final List<String> SHORT_METHODS = List.of("existUser", "listUser");
+    /** The async loads' call timeout unless --timeout is given (see {@link #asyncTimeoutMillis}). */
+    static final int ASYNC_TIMEOUT_MILLIS = 5000;
     /** The method {@code --smoke} runs in the async workload: the largest result. */
     static final List<String> SMOKE_ASYNC = List.of("listUser");
 
@@ -90,6 +92,13 @@ final class Settings {
     String host;
     int port = 20880;
     int timeoutMillis;
+    /**
+     * The per-call timeout of the async loads: {@code --timeout} when given, else at least
+     * {@link #ASYNC_TIMEOUT_MILLIS}. A cold client JVM with 64 calls in flight stalls for over a second in its first
+     * warm-up iteration (Dubbo's listUser at 1 x 64 on the 2-core VMs), and JMH aborts a benchmark on the first failed
+     * call.
+     */
+    int asyncTimeoutMillis;
     Path out;
     boolean gc = true;
     boolean verbose;
@@ -129,7 +138,8 @@ final class Settings {
             "                     first (--smoke, and async loads), or one per method as dubbo-benchmark (--full)",
             "  --host ADDR        server address (default: the first non-loopback IPv4 of this machine)",
             "  --port N           first server port (default 20880; target i uses port + i)",
-            "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo; 10000 with --smoke)",
+            "  --timeout MS       per-call timeout of every client (default 1000 as Dubbo, async loads 5000: a cold",
+            "                     client with 64 calls in flight stalls past 1 s; 10000 with --smoke)",
             "  --out DIR          results directory (default results/<timestamp>)",
             "  --no-gc            skip the gc profiler (bytes/op)",
             "  --verbose          show JMH's own output instead of one line per benchmark",
@@ -255,6 +265,7 @@ final class Settings {
         // smoke runs cold JVMs with no warm-up, often on a busy CI machine: a generous timeout keeps a slow first
         // call from failing the check; measured profiles keep Dubbo's default like dubbo-benchmark
         s.timeoutMillis = timeout != null ? Integer.parseInt(timeout) : "smoke".equals(s.profile) ? 10_000 : 1000;
+        s.asyncTimeoutMillis = timeout != null ? s.timeoutMillis : Math.max(s.timeoutMillis, ASYNC_TIMEOUT_MILLIS);
         if (s.iterations < 1 || s.seconds < 1 || s.warmupIterations < 0 || s.warmupSeconds < 1 || s.forks < 1) {
             throw new UsageException("iterations and times must be positive");
         }
@@ -382,7 +393,8 @@ final class Settings {
                 profile, how, sync ? threads : "none",
                 async.length() == 0 ? "none" : async, modes, methods,
                 smokeSubset ? " (hessian2: " + SMOKE_SUBSET + ", async: " + SMOKE_ASYNC + ")" : "", gc ? "on" : "off",
-                timeoutMillis, observe ? ", observe (JFR, sluice.jfc)" : "");
+                timeoutMillis, (async.length() == 0 || asyncTimeoutMillis == timeoutMillis ? ""
+                        : " (async " + asyncTimeoutMillis + " ms)") + (observe ? ", observe (JFR, sluice.jfc)" : ""));
     }
 
     static final class UsageException extends RuntimeException {

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(30)
 class RunnerTest {
@@ -62,6 +65,20 @@ class RunnerTest {
                         run.label() + ": " + firstWarmUp + " s");
             }
         }
+    }
+
+    @Test
+    void anAsyncRunPassesTheAsyncTimeoutToItsClientASynchronousRunDubbosDefault(@TempDir Path out) throws Exception {
+        Settings s = Settings.parse(new String[] {"--async", "1x64", "--client-jvm", "per-run"});
+        BenchTarget sluice = Targets.get("sluice");
+        int async = 0;
+        for (Runner.Run run : Runner.runs(s, sluice)) {
+            var options = Runner.options(s, run, sluice, "127.0.0.1", 20880, out).build();
+            assertEquals(List.of(run.async() ? "5000" : "1000"),
+                    new ArrayList<>(options.getParameter("timeoutMs").get()), run.label());
+            async += run.async() ? 1 : 0;
+        }
+        assertEquals(1, async);
     }
 
     @Test

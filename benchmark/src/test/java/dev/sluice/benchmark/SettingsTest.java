@@ -50,6 +50,19 @@ class SettingsTest {
     }
 
     @Test
+    void asyncLoadsWaitFiveSecondsForACallUnlessATimeoutIsGiven() {
+        Settings s = Settings.parse(new String[] {"--async"});
+        assertEquals(1000, s.timeoutMillis); // Dubbo's default, for the synchronous workload
+        assertEquals(5000, s.asyncTimeoutMillis);
+        assertTrue(s.describe().contains("call timeout 1000 ms (async 5000 ms)"), s.describe());
+        s = Settings.parse(new String[] {"--async", "--timeout", "800"});
+        assertEquals(800, s.timeoutMillis);
+        assertEquals(800, s.asyncTimeoutMillis); // an explicit timeout is every client's
+        assertEquals(10_000, Settings.parse(new String[] {"--smoke"}).asyncTimeoutMillis);
+        assertFalse(Settings.parse(new String[0]).describe().contains("async 5000"));
+    }
+
+    @Test
     void asyncTakesLoadsOrDefaultsToTheThreeOfTheIssue() {
         Settings s = Settings.parse(new String[] {"--async"});
         assertEquals(List.of(new Row.Load(1, 64), new Row.Load(4, 64), new Row.Load(32, 8)), s.asyncLoads);
