@@ -236,6 +236,17 @@ public final class Runner {
                     server.awaitReady(host, port, Duration.ofSeconds(120));
                     progress.note(String.format(Locale.ROOT, "   server ready on %s:%d after %d ms", host, port,
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)));
+                    Run warmLoad = ServerWarmUp.loadFor(s, runs(s, target));
+                    if (warmLoad != null) {
+                        progress.note(String.format(Locale.ROOT, "   warming the server up: %d s of %s at %s,"
+                                + " unmeasured", ServerWarmUp.callSeconds(s, warmLoad),
+                                String.join(", ", warmLoad.methods()), warmLoad.label()));
+                        clientLog.println("==== " + target.name() + " server warm-up");
+                        String why = ServerWarmUp.run(s, target, warmLoad, host, port, out, client);
+                        if (why != null) { // not a failure of the run: the loads are measured and report theirs
+                            progress.note("   the server warm-up did not complete: " + why + "; measuring anyway");
+                        }
+                    }
                     for (Run run : runs(s, target)) {
                         if (!server.isAlive()) {
                             throw new IOException("server died" + server.tail());
@@ -436,7 +447,7 @@ public final class Runner {
 
     /** A target's benchmarks' wall time, without its server's start. */
     static long secondsOf(Settings s, BenchTarget target) {
-        long n = 0;
+        long n = ServerWarmUp.seconds(s, runs(s, target));
         for (Run r : runs(s, target)) {
             n += secondsOfRun(s, r);
         }
