@@ -50,13 +50,7 @@ final class ClientJvm {
         Path failed = Path.of(results + ".failed");
         Files.deleteIfExists(results);
         Files.deleteIfExists(failed);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(Settings.JVM_FLAGS);
-        cmd.addAll(Runner.jvmFlags(s, target, out, run));
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(ClientJvm.class.getName());
+        List<String> cmd = Settings.javaCommand(Runner.jvmFlags(s, target, out, run), ClientJvm.class);
         cmd.addAll(List.of(target.name(), String.valueOf(run.threads()), String.valueOf(run.inflight()),
                 String.valueOf(port), String.valueOf(done), String.valueOf(total), String.valueOf(perBenchmark),
                 results.toString()));

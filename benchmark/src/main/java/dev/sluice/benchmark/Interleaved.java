@@ -206,12 +206,8 @@ final class Interleaved {
 
     private static Client start(Settings s, BenchTarget target, Runner.Run run, String host, int port, Path out)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(Settings.JVM_FLAGS);
-        cmd.addAll(Runner.jvmFlags(s, target, out, run));
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), InterleavedClient.class.getName(),
-                target.name(), String.valueOf(run.threads()), host, String.valueOf(port),
+        List<String> cmd = Settings.javaCommand(Runner.jvmFlags(s, target, out, run), InterleavedClient.class);
+        cmd.addAll(List.of(target.name(), String.valueOf(run.threads()), host, String.valueOf(port),
                 String.valueOf(s.timeoutMillis), out.resolve("client.log").toString()));
         return Client.start(target, new ProcessBuilder(cmd)
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("client.log").toFile())));

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -45,13 +44,7 @@ final class ServerProcess implements AutoCloseable {
     /** As {@link #start(String, String, int, Path)}, with {@code extraFlags} after the common JVM flags. */
     static ServerProcess start(String target, String host, int port, Path log, List<String> extraFlags)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(Settings.JVM_FLAGS);
-        cmd.addAll(extraFlags);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(ServerMain.class.getName());
+        List<String> cmd = Settings.javaCommand(extraFlags, ServerMain.class);
         cmd.add(target);
         cmd.add(host);
         cmd.add(String.valueOf(port));

@@ -2,7 +2,6 @@ package dev.sluice.benchmark;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -89,12 +88,8 @@ final class ServerWarmUp {
     static String run(Settings s, BenchTarget target, Runner.Run load, String host, int port, Path out,
             AtomicReference<Process> current) throws java.io.IOException, InterruptedException {
         long seconds = callSeconds(s, load);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(Settings.JVM_FLAGS);
-        cmd.addAll(target.jvmArgs());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerWarmUp.class.getName(),
-                target.name(), String.valueOf(load.threads()), String.valueOf(load.inflight()), host,
+        List<String> cmd = Settings.javaCommand(target.jvmArgs(), ServerWarmUp.class);
+        cmd.addAll(List.of(target.name(), String.valueOf(load.threads()), String.valueOf(load.inflight()), host,
                 String.valueOf(port), String.valueOf(s.asyncTimeoutMillis), String.valueOf(s.warmupSeconds * 1000L),
                 String.valueOf(rounds(s, load)), String.join(",", load.methods())));
         Process p = new ProcessBuilder(cmd)

@@ -34,6 +34,19 @@ final class Settings {
     static final List<String> JVM_FLAGS =
             List.of("-Xmx1g", "-Xms1g", "-XX:MaxDirectMemorySize=1g", "-XX:+UseG1GC");
 
+    /**
+     * The command that starts {@code main} of this class path in a JVM of this Java with {@link #JVM_FLAGS}, then
+     * {@code flags}; a list the caller adds the program's arguments to.
+     */
+    static List<String> javaCommand(List<String> flags, Class<?> main) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JVM_FLAGS);
+        cmd.addAll(flags);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        return cmd;
+    }
+
     String profile = "short";
     /** Warm-up iterations of a run with one call in flight (the synchronous workload at one thread). */
     int warmupIterations;
