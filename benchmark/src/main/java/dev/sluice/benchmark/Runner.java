@@ -219,7 +219,8 @@ public final class Runner {
             }
             for (int i = 0; i < targets.size(); i++) {
                 BenchTarget target = targets.get(i);
-                if (runs(s, target).isEmpty()) {
+                List<Run> targetRuns = runs(s, target);
+                if (targetRuns.isEmpty()) {
                     continue; // measured interleaved above
                 }
                 int port = s.port + i;
@@ -236,7 +237,7 @@ public final class Runner {
                     server.awaitReady(host, port, Duration.ofSeconds(120));
                     progress.note(String.format(Locale.ROOT, "   server ready on %s:%d after %d ms", host, port,
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)));
-                    Run warmLoad = ServerWarmUp.loadFor(s, runs(s, target));
+                    Run warmLoad = ServerWarmUp.loadFor(s, targetRuns);
                     if (warmLoad != null) {
                         progress.note(String.format(Locale.ROOT, "   warming the server up: %d s of %s at %s,"
                                 + " unmeasured", ServerWarmUp.callSeconds(s, warmLoad),
@@ -247,7 +248,7 @@ public final class Runner {
                             progress.note("   the server warm-up did not complete: " + why + "; measuring anyway");
                         }
                     }
-                    for (Run run : runs(s, target)) {
+                    for (Run run : targetRuns) {
                         if (!server.isAlive()) {
                             throw new IOException("server died" + server.tail());
                         }
@@ -447,8 +448,9 @@ public final class Runner {
 
     /** A target's benchmarks' wall time, without its server's start. */
     static long secondsOf(Settings s, BenchTarget target) {
-        long n = ServerWarmUp.seconds(s, runs(s, target));
-        for (Run r : runs(s, target)) {
+        List<Run> targetRuns = runs(s, target);
+        long n = ServerWarmUp.seconds(s, targetRuns);
+        for (Run r : targetRuns) {
             n += secondsOfRun(s, r);
         }
         return n;
