@@ -24,6 +24,22 @@ class TargetsTest {
         assertThrows(IllegalArgumentException.class, () -> Targets.get("nope"));
     }
 
+    /** {@code SLUICE_BENCH_ANSWER_SPIN} (or its property) turns the sluice server's answer spin on, in µs. */
+    @Test
+    void theSluiceServersAnswerSpinIsChosenInMicroseconds() {
+        assertEquals(java.time.Duration.ZERO, SluiceTarget.answerSpin(), "off unless asked for");
+        System.setProperty(SluiceTarget.ANSWER_SPIN_PROPERTY, "50");
+        try {
+            assertEquals(java.time.Duration.ofNanos(50_000), SluiceTarget.answerSpin());
+            assertTrue(Targets.get("sluice").description().contains("answer spin 50 µs"),
+                    Targets.get("sluice").description());
+            System.setProperty(SluiceTarget.ANSWER_SPIN_PROPERTY, "fast");
+            assertThrows(IllegalArgumentException.class, SluiceTarget::answerSpin);
+        } finally {
+            System.clearProperty(SluiceTarget.ANSWER_SPIN_PROPERTY);
+        }
+    }
+
     @Test
     void dubboNetty4IsAvailableFromDubbosSpiFiles() {
         assertTrue(DubboTarget.transporterNames(getClass().getClassLoader()).contains("netty4"));

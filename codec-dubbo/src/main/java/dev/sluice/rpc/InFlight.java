@@ -16,8 +16,9 @@ final class InFlight {
     private final CompletableFuture<Void> quiesced = new CompletableFuture<>();
     private volatile boolean closing;
 
-    void started() {
-        count.incrementAndGet();
+    /** Counts a call in; returns how many are in flight with it (1: no other). */
+    int started() {
+        return count.incrementAndGet();
     }
 
     void finished() {

@@ -164,12 +164,17 @@ final class ServerHandler implements TransportHandler {
             }
             return;
         }
-        inFlight.started();
+        boolean alone = inFlight.started() == 1;
         try {
             executor.execute(() -> {
                 queuedBytes.addAndGet(-bytes);
                 invoker.invoke(connection, request, impl, method);
             });
+            if (alone && inFlight.count() > 0) {
+                // No other call in flight, and this one not answered yet (a direct executor, or a worker quicker
+                // than this line, already has): keep the loop up for its answer.
+                connection.answerDue();
+            }
         } catch (RejectedExecutionException e) {
             queuedBytes.addAndGet(-bytes);
             inFlight.finished();

@@ -84,6 +84,16 @@ public interface Connection {
     java.util.concurrent.Executor executor();
 
     /**
+     * Says, on this connection's event loop, that another thread will send on it shortly: a call handed to a
+     * service pool with nothing else in flight, its answer due in microseconds. A server transport whose loops
+     * poll for answers ({@link TransportOptions#answerSpin()}) keeps this loop polling instead of sleeping for that
+     * long, so the answer does not have to wake it. A hint: it changes no ordering and no outcome. The default does
+     * nothing.
+     */
+    default void answerDue() {
+    }
+
+    /**
      * True while the connection is stalled: it wrote, read nothing since, and its liveness probe went unanswered for
      * the stall timeout ({@link TransportOptions#stallTimeout()}). The first byte read clears it. A stalled connection
      * stays open and still sends; the protocol layer decides what to do with new calls. Always false when stall

@@ -10,6 +10,8 @@ import java.util.Objects;
 public final class TransportOptions {
     /** Dubbo's default payload limit: 8 MiB of body. */
     public static final int DEFAULT_PAYLOAD_LIMIT = 8 * 1024 * 1024;
+    /** A suggested {@link #answerSpin()} (off by default), in microseconds: a few times a quick method's run. */
+    public static final int SUGGESTED_ANSWER_SPIN_MICROS = 50;
 
     private final int ioThreads;
     private final Duration connectTimeout;
@@ -34,6 +36,7 @@ public final class TransportOptions {
     private final TransportObserver observer;
     private final Duration stallTimeout;
     private final boolean verifyHostname;
+    private final Duration answerSpin;
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -59,6 +62,7 @@ public final class TransportOptions {
         this.observer = b.observer;
         this.stallTimeout = b.stallTimeout;
         this.verifyHostname = b.verifyHostname;
+        this.answerSpin = b.answerSpin;
     }
 
     public static TransportOptions defaults() {
@@ -94,6 +98,7 @@ public final class TransportOptions {
         b.observer = observer;
         b.stallTimeout = stallTimeout;
         b.verifyHostname = verifyHostname;
+        b.answerSpin = answerSpin;
         return b;
     }
 
@@ -222,6 +227,21 @@ public final class TransportOptions {
         return verifyHostname;
     }
 
+    /**
+     * Server event loops it owns: how long a loop polls instead of sleeping after its handler has handed a call to
+     * another thread with nothing else in flight ({@link Connection#answerDue()}), so that the answer does not have
+     * to wake it. Off ({@link Duration#ZERO}) by default; {@value #SUGGESTED_ANSWER_SPIN_MICROS} µs suits quick
+     * methods. Adaptive: a window the answer missed halves the next, so a server whose methods take longer soon stops
+     * polling. Costs at most this much CPU per call, only while calls come one at a time to an idle loop. Measured on
+     * 2-core VMs: one caller's throughput up by about 7 %, its p50 down by about 10 µs; at 32 callers throughput was
+     * about 4 % lower in most runs (within the runs' spread, but in the same direction), which is why it is off by
+     * default (README, Results). NIO and epoll, not io_uring. A group the
+     * caller lends polls as it was made ({@code EventLoops.create(kind, threads, name, answerSpin)}).
+     */
+    public Duration answerSpin() {
+        return answerSpin;
+    }
+
     @Override
     public String toString() {
         return "TransportOptions{ioThreads=" + ioThreads + ", connectTimeout=" + connectTimeout
@@ -231,7 +251,7 @@ public final class TransportOptions {
                 + drainMaxMessages + " msgs/" + drainMaxBytes + " bytes, " + batchWrite + ", native=" + nativeTransport
                 + ", allocator=" + allocator + ", reconnect=" + reconnect + ", closeTimeout=" + closeTimeout
                 + ", socketBuffers=" + socketSendBuffer + "/" + socketReceiveBuffer + ", stallTimeout=" + stallTimeout
-                + ", verifyHostname=" + verifyHostname
+                + ", verifyHostname=" + verifyHostname + ", answerSpin=" + answerSpin
                 + "}";
     }
 
@@ -259,6 +279,7 @@ public final class TransportOptions {
         private int socketReceiveBuffer;
         private TransportObserver observer;
         private Duration stallTimeout = Duration.ZERO;
+        private Duration answerSpin = Duration.ZERO;
         private boolean verifyHostname = true;
 
         private Builder() {
@@ -383,6 +404,20 @@ public final class TransportOptions {
         /** See {@link TransportOptions#stallTimeout()}; {@link Duration#ZERO} turns stall detection off. */
         public Builder stallTimeout(Duration timeout) {
             this.stallTimeout = nonNegative(timeout, "stallTimeout");
+            return this;
+        }
+
+        /**
+         * See {@link TransportOptions#answerSpin()}; {@link Duration#ZERO} turns it off, else at least 1 µs and at
+         * most 1 ms (a longer poll is a busy core, not a wake-up saved).
+         */
+        public Builder answerSpin(Duration window) {
+            nonNegative(window, "answerSpin");
+            if (!window.isZero() && (window.toNanos() < 1_000 || window.toNanos() > 1_000_000)) {
+                throw new IllegalArgumentException("answerSpin must be 0 (off) or between 1 µs and 1 ms, got "
+                        + window);
+            }
+            this.answerSpin = window;
             return this;
         }
 

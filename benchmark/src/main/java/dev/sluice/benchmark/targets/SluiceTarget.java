@@ -23,9 +23,14 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  * {@link AsyncUserServiceImpl}) and a {@link SluiceClient} proxy, both with their defaults (which follow Dubbo's, e.g.
  * 200 service threads) and the harness's call timeout. The client sends the target's serialization; the server, at its
  * default, accepts hessian2 and fastjson2 and answers each call in the serialization it arrived in.
- * The server's service pool can be switched for comparisons with {@link ServicePools} ({@code SLUICE_BENCH_POOL}).
+ * The server's service pool can be switched for comparisons with {@link ServicePools} ({@code SLUICE_BENCH_POOL}),
+ * and its loops made to poll for answers ({@code TransportOptions.answerSpin}, off by default) with
+ * {@code SLUICE_BENCH_ANSWER_SPIN=<microseconds>}.
  */
 public final class SluiceTarget implements BenchTarget {
+    /** The server's answer spin in microseconds; unset or 0: the server's default (off). */
+    public static final String ANSWER_SPIN_ENV = "SLUICE_BENCH_ANSWER_SPIN";
+    public static final String ANSWER_SPIN_PROPERTY = "sluice.bench.answer-spin";
 
     /** What else a Sluice target runs with, to measure what observing it costs against the plain one. */
     public enum Observed {
@@ -78,7 +83,21 @@ public final class SluiceTarget implements BenchTarget {
             case METRICS -> ", Micrometer transport meters and call timers bound (SimpleMeterRegistry)";
         };
         return "standalone SluiceServer / SluiceClient (no Dubbo), dubbo protocol, " + serialization.dubboName()
-                + ", defaults" + ServicePools.selected().describe() + CallbackExecutors.selected().describe() + with;
+                + ", defaults" + ServicePools.selected().describe() + CallbackExecutors.selected().describe()
+                + (answerSpin().isZero() ? "" : ", answer spin " + answerSpin().toNanos() / 1000 + " µs") + with;
+    }
+
+    /** The answer spin {@value #ANSWER_SPIN_PROPERTY} or {@value #ANSWER_SPIN_ENV} asks for; zero when unset. */
+    public static Duration answerSpin() {
+        String value = System.getProperty(ANSWER_SPIN_PROPERTY, System.getenv(ANSWER_SPIN_ENV));
+        if (value == null || value.isBlank()) {
+            return Duration.ZERO;
+        }
+        try {
+            return Duration.ofNanos(Long.parseLong(value.trim()) * 1000);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(ANSWER_SPIN_ENV + "=" + value + " is not a number of microseconds");
+        }
     }
 
     public Serialization serialization() {
@@ -96,12 +115,13 @@ public final class SluiceTarget implements BenchTarget {
                 .bindAddress(new InetSocketAddress(host, port))
                 .register(UserService.class, new UserServiceServerImpl())
                 .register(AsyncUserService.class, new AsyncUserServiceImpl());
+        TransportOptions.Builder options = TransportOptions.builder().answerSpin(answerSpin());
         if (observed == Observed.METRICS) {
             MeterRegistry registry = new SimpleMeterRegistry();
-            builder.options(TransportOptions.builder()
-                            .observer(MicrometerTransportObserver.create(registry, "server", 0.5, 0.99)).build())
-                    .intercept(MicrometerInterceptor.create(registry, 0.5, 0.99));
+            options.observer(MicrometerTransportObserver.create(registry, "server", 0.5, 0.99));
+            builder.intercept(MicrometerInterceptor.create(registry, 0.5, 0.99));
         }
+        builder.options(options.build());
         ServicePools pool = ServicePools.selected();
         AutoCloseable ownedPool = pool.apply(builder);
         SluiceServer server = builder.start();

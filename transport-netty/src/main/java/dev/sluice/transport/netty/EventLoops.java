@@ -22,6 +22,7 @@ import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.nio.channels.spi.SelectorProvider;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -38,11 +39,14 @@ public final class EventLoops {
     private final EventLoopGroup group;
     private final NativeTransport kind;
     private final boolean owned;
+    /** The loops' answer spin, or null when they never poll. */
+    private final LoopSpin.Factory spin;
 
-    private EventLoops(EventLoopGroup group, NativeTransport kind, boolean owned) {
+    private EventLoops(EventLoopGroup group, NativeTransport kind, boolean owned, LoopSpin.Factory spin) {
         this.group = group;
         this.kind = kind;
         this.owned = owned;
+        this.spin = spin;
     }
 
     /**
@@ -50,21 +54,33 @@ public final class EventLoops {
      * NIO, with a log line saying why.
      */
     public static EventLoops create(NativeTransport requested, int threads, String name) {
+        return create(requested, threads, name, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #create(NativeTransport, int, String)}, with loops that poll for up to {@code answerSpin} after
+     * their handler expects an answer ({@link LoopSpin}); {@link Duration#ZERO} for plain loops. io_uring loops
+     * never poll.
+     */
+    public static EventLoops create(NativeTransport requested, int threads, String name, Duration answerSpin) {
         NativeTransport kind = resolve(requested);
+        LoopSpin.Factory spin = answerSpin.isZero() || kind == NativeTransport.IO_URING ? null
+                : LoopSpin.factory(answerSpin);
         IoHandlerFactory factory;
         switch (kind) {
             case EPOLL:
-                factory = EpollIoHandler.newFactory();
+                factory = spin != null ? EpollIoHandler.newFactory(0, spin) : EpollIoHandler.newFactory();
                 break;
             case IO_URING:
                 factory = IoUringIoHandler.newFactory();
                 break;
             default:
-                factory = NioIoHandler.newFactory();
+                factory = spin != null ? NioIoHandler.newFactory(SelectorProvider.provider(), spin)
+                        : NioIoHandler.newFactory();
                 break;
         }
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
-        return new EventLoops(group, kind, true);
+        return new EventLoops(group, kind, true, spin);
     }
 
     /** Wraps a group the caller keeps ownership of; {@code kind} must match its I/O handler. */
@@ -72,7 +88,7 @@ public final class EventLoops {
         if (kind == NativeTransport.AUTO) {
             throw new IllegalArgumentException("say which transport the borrowed group runs (NIO, EPOLL, IO_URING)");
         }
-        return new EventLoops(group, kind, false);
+        return new EventLoops(group, kind, false, null);
     }
 
     /** The transport {@code requested} resolves to on this machine. */
@@ -109,6 +125,14 @@ public final class EventLoops {
 
     public boolean owned() {
         return owned;
+    }
+
+    /**
+     * What the loops' answer spin counted ({@link LoopSpin}), or {@code null} when they do not poll (created
+     * without one, io_uring, or a borrowed group). Any thread.
+     */
+    public LoopSpin.Stats answerSpinStats() {
+        return spin == null ? null : spin.stats();
     }
 
     Class<? extends SocketChannel> socketChannelClass() {

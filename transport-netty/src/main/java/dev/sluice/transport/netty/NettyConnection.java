@@ -159,6 +159,12 @@ public final class NettyConnection implements Connection {
         return channel.eventLoop();
     }
 
+    @Override
+    public void answerDue() {
+        assert inEventLoop();
+        LoopSpin.expect();
+    }
+
     public Channel channel() {
         return channel;
     }

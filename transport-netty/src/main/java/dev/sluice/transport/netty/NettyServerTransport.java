@@ -187,7 +187,8 @@ public final class NettyServerTransport implements ServerTransport {
             SslContext ssl = tls();
             TransportOptions opts = options();
             EventLoops el = eventLoops() != null ? eventLoops()
-                    : EventLoops.create(opts.nativeTransport(), opts.ioThreads(), "sluice-server");
+                    : EventLoops.create(opts.nativeTransport(), opts.ioThreads(), "sluice-server",
+                            opts.answerSpin());
             Collection<NettyConnection> connections = ConcurrentHashMap.newKeySet();
             ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress);
             long frameTimeoutNanos = frameTimeout.toNanos();

@@ -403,6 +403,7 @@ final class WriteQueue {
                 return; // channelWritable() reschedules; a queued close has its own deadline
             }
             drainOneChunk();
+            LoopSpin.answered();
         } catch (Throwable t) {
             log.warn("Write queue drain failed on {}", channel, t);
         } finally {
