@@ -235,7 +235,7 @@ public final class TransportOptions {
      * polling. Costs at most this much CPU per call, only while calls come one at a time to an idle loop. Measured on
      * 2-core VMs: one caller's throughput up by about 7 %, its p50 down by about 10 µs; at 32 callers throughput was
      * about 4 % lower in most runs (within the runs' spread, but in the same direction), which is why it is off by
-     * default (README, Results). NIO and epoll, not io_uring. A group the
+     * default (README, quick start, "Latency at low load (opt-in)"). NIO and epoll, not io_uring. A group the
      * caller lends polls as it was made ({@code EventLoops.create(kind, threads, name, answerSpin)}).
      */
     public Duration answerSpin() {
