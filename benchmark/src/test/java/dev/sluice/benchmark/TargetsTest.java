@@ -40,6 +40,32 @@ class TargetsTest {
         }
     }
 
+    /** With an answer spin the sluice server's loops are its own, and what they counted is printed at close. */
+    @Test
+    void aSpinningSluiceServerSaysWhatItsLoopsCountedAndStopsThem() throws Exception {
+        System.setProperty(SluiceTarget.ANSWER_SPIN_PROPERTY, "50");
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        List<Thread> loops;
+        try {
+            AutoCloseable server = Targets.get("sluice").startServer("127.0.0.1", 0);
+            loops = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("sluice-server")).toList();
+            assertTrue(!loops.isEmpty(), "the lent loops run");
+            System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+            server.close();
+        } finally {
+            System.setOut(out);
+            System.clearProperty(SluiceTarget.ANSWER_SPIN_PROPERTY);
+        }
+        String said = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(said.contains("answer spin windows ended by their answer 0, run out 0, next window 50 µs"), said);
+        for (Thread loop : loops) {
+            loop.join(10_000);
+            assertTrue(!loop.isAlive(), loop.getName() + " stopped");
+        }
+    }
+
     @Test
     void dubboNetty4IsAvailableFromDubbosSpiFiles() {
         assertTrue(DubboTarget.transporterNames(getClass().getClassLoader()).contains("netty4"));

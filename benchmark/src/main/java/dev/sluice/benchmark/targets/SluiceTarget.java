@@ -10,11 +10,14 @@ import dev.sluice.rpc.SluiceServer;
 import dev.sluice.rpc.micrometer.MicrometerInterceptor;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.micrometer.MicrometerTransportObserver;
+import dev.sluice.transport.netty.EventLoops;
+import dev.sluice.transport.netty.LoopSpin;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.dubbo.benchmark.service.UserService;
 import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 
@@ -25,7 +28,8 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  * default, accepts hessian2 and fastjson2 and answers each call in the serialization it arrived in.
  * The server's service pool can be switched for comparisons with {@link ServicePools} ({@code SLUICE_BENCH_POOL}),
  * and its loops made to poll for answers ({@code TransportOptions.answerSpin}, off by default) with
- * {@code SLUICE_BENCH_ANSWER_SPIN=<microseconds>}.
+ * {@code SLUICE_BENCH_ANSWER_SPIN=<microseconds>}; the server then runs on loops of its own and prints what they
+ * counted (windows ended by their answer, windows run out) to its log when it closes.
  */
 public final class SluiceTarget implements BenchTarget {
     /** The server's answer spin in microseconds; unset or 0: the server's default (off). */
@@ -115,7 +119,14 @@ public final class SluiceTarget implements BenchTarget {
                 .bindAddress(new InetSocketAddress(host, port))
                 .register(UserService.class, new UserServiceServerImpl())
                 .register(AsyncUserService.class, new AsyncUserServiceImpl());
-        TransportOptions.Builder options = TransportOptions.builder().answerSpin(answerSpin());
+        TransportOptions.Builder options = TransportOptions.builder();
+        // with an answer spin the loops are lent, so that what they counted can be read at close
+        TransportOptions defaults = TransportOptions.defaults();
+        EventLoops spinning = answerSpin().isZero() ? null
+                : EventLoops.create(defaults.nativeTransport(), defaults.ioThreads(), "sluice-server", answerSpin());
+        if (spinning != null) {
+            builder.eventLoops(spinning);
+        }
         if (observed == Observed.METRICS) {
             MeterRegistry registry = new SimpleMeterRegistry();
             options.observer(MicrometerTransportObserver.create(registry, "server", 0.5, 0.99));
@@ -131,6 +142,12 @@ public final class SluiceTarget implements BenchTarget {
                     + " service threads alive at close");
             server.close();
             ownedPool.close();
+            if (spinning != null) {
+                LoopSpin.Stats stats = spinning.answerSpinStats();
+                System.out.println("sluice server: answer spin windows ended by their answer " + stats.hits()
+                        + ", run out " + stats.misses() + ", next window " + stats.windowNanos() / 1000 + " µs");
+                spinning.group().shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            }
         };
     }
 
