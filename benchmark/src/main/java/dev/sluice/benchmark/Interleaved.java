@@ -28,8 +28,8 @@ import org.openjdk.jmh.util.ListStatistics;
 /**
  * The default run's synchronous workload, measured interleaved: every target's server runs at once, and for each
  * thread count one client JVM per target ({@link InterleavedClient}) stays connected while the targets take turns,
- * one slot each per method and round (a short unmeasured settle, then the measured window), the order rotating every
- * round. The first rounds warm up, the rest are measured; a row's score is the median of its rounds.
+ * one slot each per method and round (a short unmeasured settle, then the measured window), in a balanced order
+ * ({@link #turnOrder}). The first rounds warm up, the rest are measured; a row's score is the median of its rounds.
  *
  * <p>Why: measured one after another, a target that drew a slow stretch of a small shared VM (they last tens of
  * seconds) moved its ratios by 10-20 % between two runs; taking turns every few seconds puts every target of a method
@@ -213,7 +213,32 @@ final class Interleaved {
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("client.log").toFile())));
     }
 
-    /** One thread count: per round and method, every live client one turn, in an order rotating every round. */
+    /**
+     * The order of the targets' turns in round {@code round} of {@code n} targets: a Williams design, in which over a
+     * cycle of rounds ({@code n} for an even {@code n}, {@code 2n} for an odd one) every target takes every position
+     * and follows every other target equally often.
+     *
+     * <p>Why: a turn may leave work behind for the next (the last target's JVMs collecting garbage, its threads winding
+     * down), and an order rotated by one keeps every target behind the same predecessor in every round, which would
+     * bias its ratios alike in every run. Two identical sluice targets in one run differed by 3 % on average that way
+     * (docs/benchmarks/2026-11-27-interleaved-runs.md).
+     */
+    static int[] turnOrder(int round, int n) {
+        if (n < 1 || round < 0) {
+            throw new IllegalArgumentException("round " + round + " of " + n + " targets");
+        }
+        int shift = round % n;
+        boolean reversed = n % 2 == 1 && round % (2 * n) >= n;
+        int[] order = new int[n];
+        for (int j = 0; j < n; j++) {
+            int k = reversed ? n - 1 - j : j;
+            int base = k == 0 ? 0 : k % 2 == 1 ? (k + 1) / 2 : n - k / 2; // 0, 1, n-1, 2, n-2, ...
+            order[j] = (base + shift) % n;
+        }
+        return order;
+    }
+
+    /** One thread count: per round and method, every live client one turn, in the round's {@link #turnOrder}. */
     static void measure(Settings s, List<Client> clients, int threads, int warmUps, PrintStream console,
             PrintStream log) throws InterruptedException {
         for (int round = 0; round < warmUps + s.measuredRounds; round++) {
@@ -223,8 +248,9 @@ final class Interleaved {
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "   t=%-3d %s %d/%d %-10s",
                         threads, measured ? "round" : "warm ", measured ? round - warmUps + 1 : round + 1,
                         measured ? s.measuredRounds : warmUps, method));
+                int[] order = turnOrder(round, clients.size());
                 for (int k = 0; k < clients.size(); k++) {
-                    Client c = clients.get((k + round) % clients.size());
+                    Client c = clients.get(order[k]);
                     if (c.failure != null) {
                         continue;
                     }

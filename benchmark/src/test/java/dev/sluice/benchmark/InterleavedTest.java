@@ -1,5 +1,6 @@
 package dev.sluice.benchmark;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The interleaved run: the whole Runner against two real server JVMs ({@code raw} and {@code sluice} on loopback) up
- * at once, the targets taking turns per method in rotating order; and one client JVM's slots in process.
+ * at once, the targets taking turns per method in a balanced order; and one client JVM's slots in process.
  */
 @Timeout(240)
 class InterleavedTest {
@@ -37,7 +39,7 @@ class InterleavedTest {
     Path dir;
 
     @Test
-    void theTargetsTakeTurnsPerMethodInRotatingOrderAndEveryRowIsMeasured() throws Exception {
+    void theTargetsTakeTurnsPerMethodInBalancedOrderAndEveryRowIsMeasured() throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
@@ -52,7 +54,7 @@ class InterleavedTest {
         assertEquals(0, status, out);
 
         // per thread count (2 first), round and method, both targets one turn each (in the targets' canonical order,
-        // sluice before raw, then rotated by one each round)
+        // sluice before raw, then the other way round: with two targets the balanced order alternates)
         Matcher m = TURN.matcher(out);
         List<String> turns = new ArrayList<>();
         while (m.find()) {
@@ -79,6 +81,42 @@ class InterleavedTest {
         }
         assertTrue(Files.exists(dir.resolve("runs").resolve("interleaved-sluice.json")));
         assertTrue(Files.readString(dir.resolve("summary.md")).contains("sluice"));
+    }
+
+    /**
+     * Over a cycle of rounds every target takes every position and follows every other target equally often, so no
+     * target always takes its turn right after the same one (an order rotated by one fails this from three targets).
+     */
+    @Test
+    void noTargetAlwaysFollowsTheSameOneEveryOrderedPairIsAdjacentEquallyOften() {
+        for (int n = 1; n <= 7; n++) {
+            int cycle = n % 2 == 0 ? n : 2 * n;
+            int[][] follows = new int[n][n];
+            int[][] positions = new int[n][n];
+            for (int round = 0; round < cycle; round++) {
+                int[] order = Interleaved.turnOrder(round, n);
+                assertEquals(n, order.length);
+                boolean[] seen = new boolean[n];
+                for (int k = 0; k < n; k++) {
+                    assertFalse(seen[order[k]], "round " + round + " of " + n + ": " + Arrays.toString(order));
+                    seen[order[k]] = true;
+                    positions[order[k]][k]++;
+                    if (k > 0) {
+                        follows[order[k - 1]][order[k]]++;
+                    }
+                }
+                assertArrayEquals(order, Interleaved.turnOrder(round + cycle, n), "the order repeats every cycle");
+            }
+            int perPair = n < 2 ? 0 : (cycle * (n - 1)) / (n * (n - 1));
+            for (int a = 0; a < n; a++) {
+                for (int b = 0; b < n; b++) {
+                    assertEquals(a == b ? 0 : perPair, follows[a][b], n + " targets: " + a + " before " + b);
+                    assertEquals(cycle / n, positions[a][b], n + " targets: " + a + " at " + b);
+                }
+            }
+        }
+        assertArrayEquals(new int[] {0, 1, 3, 2}, Interleaved.turnOrder(0, 4));
+        assertThrows(IllegalArgumentException.class, () -> Interleaved.turnOrder(0, 0));
     }
 
     @Test
