@@ -6,8 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.transport.NativeTransport;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.LoopSpin;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
+import dev.sluice.transport.testing.LoopThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.Timeout;
 class AnswerSpinServerTest {
     /** Long enough that any answer of a pool in a test JVM comes within it. */
     private static final Duration WIDE = Duration.ofMillis(500);
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<EventLoops> groups = new ArrayList<>();
@@ -79,20 +77,7 @@ class AnswerSpinServerTest {
      * idle server's is.
      */
     private void pause() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        for (;;) {
-            long cpu = THREADS.getThreadCpuTime(loopTid);
-            long since = System.nanoTime();
-            while (System.nanoTime() - since < TimeUnit.MILLISECONDS.toNanos(2)) {
-                LockSupport.parkNanos(200_000); // a measuring interval, not synchronisation
-            }
-            if (THREADS.getThreadCpuTime(loopTid) == cpu) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the server's loop is still busy after 20 s");
-            }
-        }
+        LoopThreads.awaitAsleep(loopTid, "the server's loop");
     }
 
     /**

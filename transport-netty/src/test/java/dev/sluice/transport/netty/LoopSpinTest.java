@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.transport.NativeTransport;
 import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.testing.LoopThreads;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SelectStrategy;
 import io.netty.util.IntSupplier;
@@ -57,26 +58,8 @@ class LoopSpinTest {
      * while before the call polls for its answer ({@link LoopSpin#IDLE_NANOS}).
      */
     private void expectWhenIdle(EventLoop loop) {
-        awaitAsleep(loopTid);
+        LoopThreads.awaitAsleep(loopTid, "thread " + loopTid);
         loop.execute(LoopSpin::expect);
-    }
-
-    /** Waits until thread {@code tid} uses no CPU for 2 ms: an event loop blocked in its selector. */
-    static void awaitAsleep(long tid) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        for (;;) {
-            long cpu = THREADS.getThreadCpuTime(tid);
-            long since = System.nanoTime();
-            while (System.nanoTime() - since < TimeUnit.MILLISECONDS.toNanos(2)) {
-                LockSupport.parkNanos(200_000); // a measuring interval, not synchronisation
-            }
-            if (THREADS.getThreadCpuTime(tid) == cpu) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("thread " + tid + " still busy after 20 s");
-            }
-        }
     }
 
     /** Waits (by polling a condition, at most 20 s) for what the loop does on its own. */
