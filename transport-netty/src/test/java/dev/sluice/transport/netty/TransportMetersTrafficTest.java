@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -311,6 +312,12 @@ class TransportMetersTrafficTest {
             assertEquals(0, counter(registry, "sluice.transport.reconnects", "client"));
             first.send("bye").get(10, TimeUnit.SECONDS);
             assertTrue(second.await(20, TimeUnit.SECONDS), "the client redialled");
+            // the handler hears of the new channel (channelActive) before the transport's connect listener counts
+            // the reconnect, so the count may lag the latch by a moment
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (counter(registry, "sluice.transport.reconnects", "client") < 1 && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(1_000_000); // a poll, not synchronisation
+            }
             assertEquals(1, counter(registry, "sluice.transport.reconnects", "client"));
             assertEquals(1, registry.get("sluice.transport.connections").tag("transport", "client").gauge()
                     .value());
