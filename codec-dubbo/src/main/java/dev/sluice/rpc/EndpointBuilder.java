@@ -1,6 +1,7 @@
 package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
+import dev.sluice.codec.dubbo.DecodeLimits;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.EventLoops;
 import dev.sluice.transport.netty.TransportBuilder;
@@ -20,6 +21,7 @@ import java.util.Objects;
 public abstract class EndpointBuilder<B extends EndpointBuilder<B>> extends TransportBuilder<B> {
     final ClassAllowlist allowlist = ClassAllowlist.strict();
     final List<SluiceInterceptor> interceptors = new ArrayList<>();
+    DecodeLimits decodeLimits = DecodeLimits.DEFAULTS;
 
     EndpointBuilder(boolean client) {
         super(client);
@@ -46,6 +48,17 @@ public abstract class EndpointBuilder<B extends EndpointBuilder<B>> extends Tran
     @SuppressWarnings("unchecked")
     public B allowClasses(String... classNames) {
         allowlist.allow(classNames);
+        return (B) this;
+    }
+
+    /**
+     * Most digits a number written as text may have in what this endpoint reads (default
+     * {@value DecodeLimits#DEFAULT_MAX_NUMBER_DIGITS}); beyond it a request is answered with status 40, a response
+     * fails its call. See {@link DecodeLimits#maxNumberDigits()}.
+     */
+    @SuppressWarnings("unchecked")
+    public B maxNumberDigits(int digits) {
+        decodeLimits = decodeLimits.withMaxNumberDigits(digits);
         return (B) this;
     }
 

@@ -66,6 +66,7 @@ public final class SluiceClient implements AutoCloseable {
         // Result values are parsed by the waiting caller (PendingCalls.readResult), not by the event loop: 32
         // callers waiting on one connection then parse in parallel instead of queueing behind one thread.
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
+                .decodeLimits(b.decodeLimits)
                 .deferResponseValues(true).build();
         TransportOptions options =
                 b.transportOptions().toBuilder().readerIdle(b.heartbeat).stallTimeout(b.stallTimeout).build();

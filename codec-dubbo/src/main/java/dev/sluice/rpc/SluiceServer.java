@@ -105,6 +105,7 @@ public final class SluiceServer implements AutoCloseable {
             this.ownedExecutor = pool;
         }
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
+                .decodeLimits(b.decodeLimits)
                 .resolver(resolver).build();
         TransportOptions options = b.transportOptions().toBuilder().allIdle(b.idleTimeout).build();
         ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);

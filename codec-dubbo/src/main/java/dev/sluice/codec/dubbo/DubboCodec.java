@@ -25,6 +25,7 @@ public final class DubboCodec implements Codec {
     private final DubboEncoder encoder;
     private final boolean deferResponseValues;
     private final Hessian2Values hessian2;
+    private final DecodeLimits decodeLimits;
 
     private DubboCodec(Builder b) {
         this.deferResponseValues = b.deferResponseValues;
@@ -33,6 +34,7 @@ public final class DubboCodec implements Codec {
         this.resolver = b.resolver;
         this.encoder = new DubboEncoder(payloadLimit);
         this.hessian2 = new Hessian2Values(allowlist);
+        this.decodeLimits = b.decodeLimits;
     }
 
     public static Builder builder() {
@@ -46,7 +48,7 @@ public final class DubboCodec implements Codec {
 
     @Override
     public FrameDecoder newDecoder(Connection connection) {
-        return new DubboDecoder(payloadLimit, allowlist, resolver, deferResponseValues, hessian2);
+        return new DubboDecoder(payloadLimit, allowlist, resolver, deferResponseValues, hessian2, decodeLimits);
     }
 
     public int payloadLimit() {
@@ -61,12 +63,17 @@ public final class DubboCodec implements Codec {
         return resolver;
     }
 
+    public DecodeLimits decodeLimits() {
+        return decodeLimits;
+    }
+
     /** Options of a {@link DubboCodec}; not thread-safe, build once. */
     public static final class Builder {
         private int payloadLimit = TransportOptions.DEFAULT_PAYLOAD_LIMIT;
         private ClassAllowlist allowlist;
         private DubboTypeResolver resolver = DubboTypeResolver.NONE;
         private boolean deferResponseValues;
+        private DecodeLimits decodeLimits = DecodeLimits.DEFAULTS;
 
         private Builder() {
         }
@@ -83,6 +90,12 @@ public final class DubboCodec implements Codec {
         /** The deserialization allowlist; default a {@link ClassAllowlist#strict()} with only the JDK set. */
         public Builder allowlist(ClassAllowlist allowlist) {
             this.allowlist = Objects.requireNonNull(allowlist, "allowlist");
+            return this;
+        }
+
+        /** What one inbound frame may make the decoder build, both ways; default {@link DecodeLimits#DEFAULTS}. */
+        public Builder decodeLimits(DecodeLimits limits) {
+            this.decodeLimits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Cuts a Dubbo byte stream into frames and decodes each into a {@link DubboRequest} or {@link DubboResponse}
@@ -55,6 +56,9 @@ public final class DubboDecoder implements FrameDecoder {
     private final DeferredValue.Parser fastjson2Parser;
     private final DeferredValue.Parser hessian2Parser;
     private final boolean deferValues;
+    private final DecodeLimits limits;
+    /** The limits of the frame being decoded (one frame at a time, on the event loop). */
+    private final DecodeBudget budget;
 
     /** Cuts frames, refuses a wrong magic and skips the bodies of frames refused from their header. */
     private final HeaderFramer framer;
@@ -83,21 +87,30 @@ public final class DubboDecoder implements FrameDecoder {
      *     on its event loop. The resolver's return types are not consulted.
      */
     public DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues) {
-        this(payloadLimit, allowlist, resolver, deferValues, new Hessian2Values(allowlist));
+        this(payloadLimit, allowlist, resolver, deferValues, DecodeLimits.DEFAULTS);
+    }
+
+    /** As above, with other {@link DecodeLimits} than the defaults. */
+    public DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues,
+                        DecodeLimits limits) {
+        this(payloadLimit, allowlist, resolver, deferValues, new Hessian2Values(allowlist), limits);
     }
 
     /** As above, with the codec's shared hessian2 reader (its deserializer cache outlives a connection). */
     DubboDecoder(int payloadLimit, ClassAllowlist allowlist, DubboTypeResolver resolver, boolean deferValues,
-                 Hessian2Values hessian2) {
+                 Hessian2Values hessian2, DecodeLimits limits) {
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.budget = new DecodeBudget(limits);
         this.framer = new HeaderFramer(DubboHeader.LAYOUT, payloadLimit, new Frames());
         this.resolver = resolver;
         this.deferValues = deferValues;
         this.hessian2 = hessian2;
         ObjectReaderProvider provider = JSONFactory.getDefaultObjectReaderProvider();
-        this.items = new Fastjson2Items(new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
+        this.items = new Fastjson2Items(new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES),
+                budget);
         // A context per parse: fastjson2 contexts are not meant to be shared by concurrent readers.
         this.fastjson2Parser = (bytes, n, type) -> Fastjson2Items.readItem(bytes, n, type,
-                new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES));
+                new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES), new DecodeBudget(limits));
         // The deferred bytes were walked by Hessian2Bounds with the whole body, as the stream's first value (nothing
         // before it defines a class or a reference): read them without a second walk.
         this.hessian2Parser = (bytes, n, type) -> Hessian2Values.read(hessian2.input(bytes, 0, n), type);
@@ -207,7 +220,7 @@ public final class DubboDecoder implements FrameDecoder {
             int prefixStart = items.position();
             int end = items.end();
             // hessian2 values carry no length: walk (and bound) the whole body once to find where each one starts.
-            int[] starts = hessian ? Hessian2Bounds.values(body, prefixStart, end) : null;
+            int[] starts = hessian ? Hessian2Bounds.values(body, prefixStart, end, budget) : null;
             int prefixEnd;
             if (hessian) {
                 if (starts.length - 1 < 5) {
@@ -254,6 +267,9 @@ public final class DubboDecoder implements FrameDecoder {
             if (hessian) {
                 Hessian2Input in = hessian2.input(body, prefixEnd, end);
                 for (int i = 0; i < types.length; i++) {
+                    if (5 + i < starts.length - 1) {
+                        Hessian2Bounds.checkIntegral(body, starts[5 + i], types[i]);
+                    }
                     args[i] = Hessian2Values.read(in, types[i]);
                 }
                 attachments = starts.length - 1 > 5 + types.length ? Hessian2Values.readAttachments(in)
@@ -414,7 +430,7 @@ public final class DubboDecoder implements FrameDecoder {
         try {
             byte[] body = items.array();
             int end = items.end();
-            int[] starts = Hessian2Bounds.values(body, items.position(), end);
+            int[] starts = Hessian2Bounds.values(body, items.position(), end, budget);
             int values = starts.length - 1;
             if (values == 0) {
                 throw new IllegalArgumentException("empty body");

@@ -38,6 +38,8 @@ final class Fastjson2Items {
     private static final int MAX_REMEMBERED_ITEM = 1024;
 
     private final JSONReader.Context readContext;
+    /** The limits of the frame being read; its counts start again with each {@link #reset}. */
+    private final DecodeBudget budget;
     /** The attachments read last, by item length; per connection, on its event loop. */
     private final EncodedAttachments[] remembered = new EncodedAttachments[REMEMBERED];
 
@@ -46,9 +48,13 @@ final class Fastjson2Items {
     private int pos;
     private int end;
 
-    /** @param readContext the decoder's context (allowlist, provider); used on its event loop only */
-    Fastjson2Items(JSONReader.Context readContext) {
+    /**
+     * @param readContext the decoder's context (allowlist, provider); used on its event loop only
+     * @param budget the decoder's budget, used for one frame at a time
+     */
+    Fastjson2Items(JSONReader.Context readContext, DecodeBudget budget) {
         this.readContext = readContext;
+        this.budget = budget;
     }
 
     /** Starts reading the body {@code body[from, to)}. */
@@ -155,7 +161,7 @@ final class Fastjson2Items {
                 return new String(buf, p[0], len, StandardCharsets.ISO_8859_1);
             }
         }
-        JsonbBounds.check(buf, off, off + n);
+        JsonbBounds.check(buf, off, off + n, budget);
         try (JSONReader r = JSONReader.ofJSONB(itemCopy(off, n), 0, n, readContext)) {
             return r.readString();
         }
@@ -296,7 +302,7 @@ final class Fastjson2Items {
         }
         byte[] copy = pooledItemCopy(off, n);
         try {
-            return readItem(copy, n, type, readContext);
+            return readItem(copy, n, type, readContext, budget);
         } finally {
             ItemArrays.recycle(copy); // the value read never shares its bytes: strings and arrays are copied
         }
@@ -309,15 +315,17 @@ final class Fastjson2Items {
 
     /**
      * Parses one item from {@code copy[0, n)}, a padded copy (see {@link #itemCopy}), as {@code type}, and checks the
-     * value is one. Any thread; {@code context} carries the allowlist and is not shared with a concurrent reader.
+     * value is one. Any thread; {@code context} carries the allowlist and {@code budget} the limits, neither shared
+     * with a concurrent reader.
      */
-    static Object readItem(byte[] copy, int n, Type type, JSONReader.Context context) {
+    static Object readItem(byte[] copy, int n, Type type, JSONReader.Context context, DecodeBudget budget) {
         if (isNullItem(copy, 0, n, type)) {
             return null;
         }
         // fastjson2 allocates from declared sizes, recurses per nesting level and bounds its reads by the array, not
         // the item: check every token of the item, then let it read the padded copy (as Dubbo reads a copy).
-        JsonbBounds.check(copy, 0, n);
+        JsonbBounds.check(copy, 0, n, budget);
+        JsonbBounds.checkIntegral(copy, 0, n, type);
         Object v;
         try (JSONReader r = JSONReader.ofJSONB(copy, 0, n, context)) {
             if (type == Object.class) {

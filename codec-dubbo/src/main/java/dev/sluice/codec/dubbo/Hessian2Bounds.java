@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import java.lang.reflect.Type;
 import java.util.Arrays;
 
 /**
@@ -14,7 +15,10 @@ import java.util.Arrays;
  *       sizes an array or a string from a forged count;</li>
  *   <li>nesting deeper than {@link #MAX_DEPTH} (lists, maps, objects inside each other);</li>
  *   <li>a reference to a class definition, type or object that the stream has not defined yet;</li>
- *   <li>truncated values, reserved codes, an end marker where a value belongs, malformed per-char UTF-8.</li>
+ *   <li>truncated values, reserved codes, an end marker where a value belongs, malformed per-char UTF-8;</li>
+ *   <li>a {@code java.math.BigDecimal} (a class definition or a typed map whose {@code value} string hessian-lite
+ *       hands to {@code new BigDecimal(String)}) whose text has more digits than {@link DecodeLimits#maxNumberDigits()}
+ *       or an exponent beyond {@link NumberText#MAX_EXPONENT} (docs/reliability.md A31).</li>
  * </ul>
  * Class names are not judged here: the allowlist does that when hessian-lite asks for a deserializer.
  *
@@ -33,22 +37,27 @@ final class Hessian2Bounds {
     private int refs;
     private int classDefs;
     private int[] fieldCounts = new int[8];
+    /** Per type and per class definition: read by hessian-lite from a digit string ({@code BigDecimal}). */
+    private boolean[] numberTypes = new boolean[8];
+    private boolean[] numberDefs = new boolean[8];
+    private final DecodeBudget budget;
 
-    private Hessian2Bounds(byte[] b, int off, int end) {
+    private Hessian2Bounds(byte[] b, int off, int end, DecodeBudget budget) {
         if (off < 0 || end > b.length || off > end) {
             throw new IllegalArgumentException("bad body range [" + off + ", " + end + ") of " + b.length);
         }
         this.b = b;
         this.pos = off;
         this.end = end;
+        this.budget = budget;
     }
 
     /**
      * Checks every value of {@code b[off, end)} and returns where each top-level value starts, followed by
      * {@code end}: {@code starts[i]} to {@code starts[i + 1]} is value {@code i}.
      */
-    static int[] values(byte[] b, int off, int end) {
-        Hessian2Bounds walk = new Hessian2Bounds(b, off, end);
+    static int[] values(byte[] b, int off, int end, DecodeBudget budget) {
+        Hessian2Bounds walk = new Hessian2Bounds(b, off, end, budget);
         int[] starts = new int[8];
         int n = 0;
         while (walk.pos < end) {
@@ -122,11 +131,8 @@ final class Hessian2Bounds {
                 value(depth); // a definition is followed by the value that uses it
             }
             case 'O' -> object(index(at, "object definition index"), depth, at);
-            case 'H' -> map(depth);
-            case 'M' -> {
-                type(at);
-                map(depth);
-            }
+            case 'H' -> map(depth, false);
+            case 'M' -> map(depth, type(at));
             case 'U' -> {
                 type(at);
                 variableList(depth);
@@ -157,7 +163,7 @@ final class Hessian2Bounds {
             throw new IllegalArgumentException("hessian2 class definition at offset " + at
                     + " does not start with a type name");
         }
-        string(nameAt);
+        boolean number = NumberText.isTextNumberClass(text(nameAt));
         int fields = count(at, "field count");
         for (int i = 0; i < fields; i++) {
             int fieldAt = pos;
@@ -173,7 +179,9 @@ final class Hessian2Bounds {
         }
         if (classDefs == fieldCounts.length) {
             fieldCounts = Arrays.copyOf(fieldCounts, classDefs * 2);
+            numberDefs = Arrays.copyOf(numberDefs, classDefs * 2);
         }
+        numberDefs[classDefs] = number;
         fieldCounts[classDefs++] = fields;
     }
 
@@ -184,18 +192,35 @@ final class Hessian2Bounds {
         }
         refs++;
         int fields = fieldCounts[definition];
+        boolean number = numberDefs[definition];
         for (int i = 0; i < fields; i++) {
-            value(depth + 1);
+            member(depth + 1, number);
         }
     }
 
-    private void map(int depth) {
+    /** A map; {@code number} when hessian-lite reads its {@code value} entry as a number's text. */
+    private void map(int depth, boolean number) {
         refs++;
         while (peek() != 'Z') {
-            value(depth + 1);
-            value(depth + 1);
+            member(depth + 1, number);
+            member(depth + 1, number);
         }
         pos++;
+    }
+
+    /**
+     * A field of an object or an entry of a map; when hessian-lite reads it as a number's text ({@code number}), a
+     * string's digits and exponent are checked as it is walked.
+     */
+    private void member(int depth, boolean number) {
+        if (!number || !isStringStart(peek())) {
+            value(depth);
+            return;
+        }
+        int at = pos;
+        NumberText text = new NumberText();
+        chunks(at, true, null, text);
+        budget.check(text, " at offset " + at);
     }
 
     private void variableList(int depth) {
@@ -213,19 +238,26 @@ final class Hessian2Bounds {
         }
     }
 
-    /** A type: a string (a new type) or an int (a reference to an earlier one). */
-    private void type(int at) {
+    /**
+     * A type: a string (a new type) or an int (a reference to an earlier one). Returns whether hessian-lite reads a
+     * value of that type from a number's text.
+     */
+    private boolean type(int at) {
         int typeAt = pos;
         if (isStringStart(peek())) {
-            string(typeAt);
-            types++;
-            return;
+            boolean number = NumberText.isTextNumberClass(text(typeAt));
+            if (types == numberTypes.length) {
+                numberTypes = Arrays.copyOf(numberTypes, types * 2);
+            }
+            numberTypes[types++] = number;
+            return number;
         }
         int ref = index(at, "type reference");
         if (ref >= types) {
             throw new IllegalArgumentException("hessian2 type reference " + ref + " at offset " + at + " of "
                     + types + " types defined so far");
         }
+        return numberTypes[ref];
     }
 
     /** A non-negative int that counts something, no larger than the bytes left (each counted thing takes one). */
@@ -278,19 +310,27 @@ final class Hessian2Bounds {
 
     /** A string value starting at {@code at}, chunked or not. */
     private void string(int at) {
-        chunks(at, true);
+        chunks(at, true, null, null);
+    }
+
+    /** A string value starting at {@code at}, decoded (a type or class name). */
+    private String text(int at) {
+        StringBuilder sb = new StringBuilder();
+        chunks(at, true, sb, null);
+        return sb.toString();
     }
 
     private void binary(int at) {
-        chunks(at, false);
+        chunks(at, false, null, null);
     }
 
     /**
      * A string or binary value: compact (one length byte), short (two) or a run of 16-bit-length chunks ending with
      * a final one. The binary codes are the string codes shifted: direct +0x20, short +0x04, chunks 'A'/'B' for
-     * 'R'/'S'. String lengths count chars, binary lengths bytes.
+     * 'R'/'S'. String lengths count chars, binary lengths bytes. A string's chars go to {@code sink} and
+     * {@code number} where these are not null.
      */
-    private void chunks(int at, boolean text) {
+    private void chunks(int at, boolean text, StringBuilder sink, NumberText number) {
         int direct = text ? 0x00 : 0x20;
         int shortCode = text ? 0x30 : 0x34;
         int finalChunk = text ? 'S' : 'B';
@@ -310,7 +350,9 @@ final class Hessian2Bounds {
                 throw new IllegalArgumentException("hessian2 " + (text ? "string" : "binary") + " chunk expected at"
                         + " offset " + (pos - 1) + " (value at " + at + "), got code 0x" + Integer.toHexString(code));
             }
-            if (text) {
+            if (text && (sink != null || number != null)) {
+                decodedChars(length, sink, number);
+            } else if (text) {
                 chars(length);
             } else {
                 skip(length);
@@ -337,6 +379,88 @@ final class Hessian2Bounds {
                 throw new IllegalArgumentException("bad hessian2 UTF-8 lead byte 0x" + Integer.toHexString(c)
                         + " at offset " + (pos - 1));
             }
+        }
+    }
+
+    /** As {@link #chars}, handing each char to {@code sink} and {@code number} where these are not null. */
+    private void decodedChars(int n, StringBuilder sink, NumberText number) {
+        need(n);
+        for (int i = 0; i < n; i++) {
+            int c = u8();
+            if (c >= 0x80) {
+                if ((c & 0xe0) == 0xc0) {
+                    c = ((c & 0x1f) << 6) | (u8() & 0x3f);
+                } else if ((c & 0xf0) == 0xe0) {
+                    c = ((c & 0x0f) << 12) | ((u8() & 0x3f) << 6);
+                    c |= u8() & 0x3f;
+                } else {
+                    throw new IllegalArgumentException("bad hessian2 UTF-8 lead byte 0x" + Integer.toHexString(c)
+                            + " at offset " + (pos - 1));
+                }
+            }
+            if (sink != null) {
+                sink.append((char) c);
+            }
+            if (number != null) {
+                number.accept(c);
+            }
+        }
+    }
+
+    /**
+     * The top-level value at {@code at} read as {@code type}: where that is {@code long}, {@code int}, {@code short}
+     * or {@code byte} (boxed or not), the value must be a hessian2 int or long in that type's range, or null.
+     * hessian-lite would narrow a long or a double silently ({@code 1.5} as 1, {@code 2^40} wrapped for an int); no
+     * Dubbo writer sends those for an integral parameter. Any other type is left alone.
+     *
+     * @throws IllegalArgumentException naming the expected type and what was sent
+     */
+    static void checkIntegral(byte[] b, int at, Type type) {
+        Class<?> raw = ValueTypes.rawClass(type);
+        long max;
+        if (raw == long.class || raw == Long.class) {
+            max = Long.MAX_VALUE;
+        } else if (raw == int.class || raw == Integer.class) {
+            max = Integer.MAX_VALUE;
+        } else if (raw == short.class || raw == Short.class) {
+            max = Short.MAX_VALUE;
+        } else if (raw == byte.class || raw == Byte.class) {
+            max = Byte.MAX_VALUE;
+        } else {
+            return;
+        }
+        int code = b[at] & 0xff;
+        long v;
+        if (code == 'N') {
+            return;
+        } else if (code >= 0x80 && code <= 0xbf) {
+            v = code - 0x90;
+        } else if (code >= 0xc0 && code <= 0xcf) {
+            v = ((code - 0xc8) << 8) | (b[at + 1] & 0xff);
+        } else if (code >= 0xd0 && code <= 0xd7) {
+            v = ((code - 0xd4) << 16) | ((b[at + 1] & 0xff) << 8) | (b[at + 2] & 0xff);
+        } else if (code >= 0xd8 && code <= 0xef) {
+            v = code - 0xe0;
+        } else if (code >= 0xf0) {
+            v = ((code - 0xf8) << 8) | (b[at + 1] & 0xff);
+        } else if (code >= 0x38 && code <= 0x3f) {
+            v = ((code - 0x3c) << 16) | ((b[at + 1] & 0xff) << 8) | (b[at + 2] & 0xff);
+        } else if (code == 'I' || code == 'Y' || code == 'L') {
+            int n = code == 'L' ? 8 : 4;
+            v = 0;
+            for (int i = 1; i <= n; i++) {
+                v = (v << 8) | (b[at + i] & 0xff);
+            }
+            if (n == 4) {
+                v = (int) v;
+            }
+        } else {
+            throw new IllegalArgumentException("expected " + raw.getName() + " but the hessian2 value at offset " + at
+                    + " is not an integer (code 0x" + Integer.toHexString(code) + ")");
+        }
+        if (v > max || v < -max - 1) {
+            throw new IllegalArgumentException("expected " + raw.getName() + " but the value " + v + " at offset "
+                    + at + " is out of its range [" + (-max - 1) + ", " + max + "]");
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.sluice.codec.dubbo;
 
+import java.lang.reflect.Type;
+
 /**
  * Checks that one JSONB value is whole inside its item before fastjson2 reads it: every declared length and count
  * is backed by the bytes that follow, nothing runs past the item, and nesting stays shallow.
@@ -27,11 +29,6 @@ package dev.sluice.codec.dubbo;
 final class JsonbBounds {
     /** Deeper values are refused: fastjson2 reads them recursively on the event loop's stack. */
     static final int MAX_DEPTH = 200;
-    /**
-     * Largest decimal exponent (or scale) accepted: converting {@code BigDecimal} with a larger one to an integer
-     * computes a power of ten that size (a billion costs minutes; this costs microseconds).
-     */
-    static final int MAX_EXPONENT = 9_999;
     private static final java.nio.charset.Charset GB18030 = java.nio.charset.Charset.forName("GB18030");
 
     private JsonbBounds() {
@@ -44,15 +41,15 @@ final class JsonbBounds {
      * @throws IllegalArgumentException when the item is malformed in a way that would make fastjson2 allocate for
      *     bytes that are not there, read past {@code end}, step backwards, or recurse deeper than {@link #MAX_DEPTH}
      */
-    static void check(byte[] b, int off, int end) {
+    static void check(byte[] b, int off, int end, DecodeBudget budget) {
         int item = end - off;
-        int p = value(b, off, end, item, 0);
+        int p = value(b, off, end, item, 0, budget);
         while (p < end) {
-            p = value(b, p, end, item, 0);
+            p = value(b, p, end, item, 0, budget);
         }
     }
 
-    private static int value(byte[] b, int p, int end, int item, int depth) {
+    private static int value(byte[] b, int p, int end, int item, int depth, DecodeBudget budget) {
         if (depth > MAX_DEPTH) {
             throw new IllegalArgumentException("JSONB value nested deeper than " + MAX_DEPTH + " levels");
         }
@@ -72,12 +69,12 @@ final class JsonbBounds {
         }
         if (t >= 0x49 && t <= 0x78) { // ASCII string of 0..47 bytes
             int next = need(p, t - 0x49, end);
-            checkNumberText(b, p, next, 0x79);
+            checkNumberText(b, p, next, 0x79, budget);
             return next;
         }
         if (t >= 0x79 && t <= 0x7e) { // ASCII, UTF-8, UTF-16, UTF-16LE, UTF-16BE, GB18030 with a length
             int next = sized(b, p, end, "string");
-            checkNumberText(b, next - (int) intValue(b, p), next, t);
+            checkNumberText(b, next - (int) intValue(b, p), next, t, budget);
             return next;
         }
         if (t == 0x7f) {
@@ -85,19 +82,23 @@ final class JsonbBounds {
         }
         switch (t & 0xff) {
             case 0x90: // char: an int
-                return number(b, p, end, item, depth);
+                return number(b, p, end, item, depth, budget);
             case 0x91: // binary
-            case 0xbb: // big integer
-                return sized(b, p, end, t == (byte) 0x91 ? "binary" : "big integer");
+                return sized(b, p, end, "binary");
+            case 0xbb: { // big integer: fastjson2 turns it into text where a string is expected
+                int next = sized(b, p, end, "big integer");
+                budget.checkBigInteger(intValue(b, p), "");
+                return next;
+            }
             case 0x92: // typed value: a type name, then the value
-                return value(b, typeName(b, p, end, item), end, item, depth + 1);
+                return value(b, typeName(b, p, end, item), end, item, depth + 1, budget);
             case 0x93: // reference: a path string
-                return value(b, p, end, item, depth + 1);
+                return value(b, p, end, item, depth + 1, budget);
             case 0xa4: { // array with a count
                 long count = length(b, p, end, "array");
                 p = intEnd(b, p, end);
                 for (long i = 0; i < count; i++) {
-                    p = element(b, p, end, item, depth);
+                    p = element(b, p, end, item, depth, budget);
                 }
                 return p;
             }
@@ -109,23 +110,23 @@ final class JsonbBounds {
                     if (b[p] == (byte) 0xa5) {
                         return p + 1;
                     }
-                    p = element(b, element(b, p, end, item, depth), end, item, depth);
+                    p = element(b, element(b, p, end, item, depth, budget), end, item, depth, budget);
                 }
             case 0xa7: // LocalTime: hour, minute, second, nano
-                return number(b, need(p, 3, end), end, item, depth);
+                return number(b, need(p, 3, end), end, item, depth, budget);
             case 0xa8: // LocalDateTime: 7 bytes, nano
-                return number(b, need(p, 7, end), end, item, depth);
+                return number(b, need(p, 7, end), end, item, depth, budget);
             case 0xa9: // LocalDate
                 return need(p, 4, end);
             case 0xaa: // ZonedDateTime: 7 bytes, nano, zone id string
-                return value(b, number(b, need(p, 7, end), end, item, depth), end, item, depth + 1);
+                return value(b, number(b, need(p, 7, end), end, item, depth, budget), end, item, depth + 1, budget);
             case 0xab: // millis
                 return need(p, 8, end);
             case 0xac: // seconds
             case 0xad: // minutes
                 return need(p, 4, end);
             case 0xae: // Instant: seconds, nanos
-                return number(b, number(b, p, end, item, depth), end, item, depth);
+                return number(b, number(b, p, end, item, depth, budget), end, item, depth, budget);
             case 0xaf: // null
             case 0xb0: // false
             case 0xb1: // true
@@ -136,7 +137,7 @@ final class JsonbBounds {
             case 0xb6: // float as int
             case 0xb8: // BigDecimal as long
             case 0xba: // BigInteger as long
-                return number(b, p, end, item, depth);
+                return number(b, p, end, item, depth, budget);
             case 0xb5: // double
                 return need(p, 8, end);
             case 0xb7: // float
@@ -144,11 +145,11 @@ final class JsonbBounds {
             case 0xb9: { // BigDecimal: scale, then the unscaled big integer
                 int next = intEnd(b, p, end);
                 long scale = intValue(b, p);
-                if (scale < -MAX_EXPONENT || scale > MAX_EXPONENT) {
+                if (scale < -NumberText.MAX_EXPONENT || scale > NumberText.MAX_EXPONENT) {
                     throw new IllegalArgumentException("JSONB decimal with scale " + scale + ": more than "
-                            + MAX_EXPONENT + " digits");
+                            + NumberText.MAX_EXPONENT + " digits");
                 }
-                return number(b, next, end, item, depth);
+                return number(b, next, end, item, depth, budget);
             }
             case 0xbc: // int16
                 return need(p, 2, end);
@@ -164,7 +165,7 @@ final class JsonbBounds {
         int u = t & 0xff;
         if (u >= 0x94 && u <= 0xa3) { // array of 0..15
             for (int i = 0, n = u - 0x94; i < n; i++) {
-                p = element(b, p, end, item, depth);
+                p = element(b, p, end, item, depth, budget);
             }
             return p;
         }
@@ -184,11 +185,11 @@ final class JsonbBounds {
      * An element of a container at {@code depth}: the common scalars (short strings, small ints, symbol references)
      * inline, anything else through {@link #value}. Most of a payload is these, so this keeps the walk cheap.
      */
-    private static int element(byte[] b, int p, int end, int item, int depth) {
+    private static int element(byte[] b, int p, int end, int item, int depth, DecodeBudget budget) {
         if (p < end) {
             int t = b[p];
-            if (t >= 0x49 && t <= 0x78) {
-                return need(p + 1, t - 0x49, end);
+            if (t >= 0x49 && t <= 0x78 && (t == 0x49 || p + 1 >= end || !NumberText.startsNumber(b[p + 1]))) {
+                return need(p + 1, t - 0x49, end); // text that does not start like a number
             }
             if (t >= -16 && t <= 47) {
                 return p + 1;
@@ -197,19 +198,21 @@ final class JsonbBounds {
                 return p + 2;
             }
         }
-        return value(b, p, end, item, depth + 1);
+        return value(b, p, end, item, depth + 1, budget);
     }
 
     /**
      * fastjson2 reads a string as a number where it expects one, through {@code BigDecimal}: the text
-     * {@code "1e999999999"} then costs a power of ten with a billion digits (minutes of CPU). Refuses text that is a
-     * number whose exponent exceeds {@link #MAX_EXPONENT}; any other text is left alone. {@code BigDecimal} takes
-     * any Unicode decimal digit ({@code "１.5e９９９９９９９"} in full-width digits costs seconds and a 4 MB
-     * {@code BigInteger}), so the text is read as code points in its encoding ({@code type}: 0x49–0x79 ASCII, 0x7a
-     * UTF-8, 0x7b UTF-16 with an optional byte order mark, 0x7c UTF-16LE, 0x7d UTF-16BE, 0x7e GB18030). The scan
-     * stops at the first code point a number cannot contain, so ordinary text costs a character or two.
+     * {@code "1e999999999"} then costs a power of ten with a billion digits (minutes of CPU), and a few hundred
+     * thousand digits cost seconds of quadratic parsing. Refuses text that is a number with more digits than the
+     * budget's limit or an exponent beyond {@link NumberText#MAX_EXPONENT}; any other text is left alone.
+     * {@code BigDecimal} takes any Unicode decimal digit ({@code "１.5e９９９９９９９"} in full-width digits costs
+     * seconds and a 4 MB {@code BigInteger}), so the text is read as code points in its encoding ({@code type}:
+     * 0x49–0x79 ASCII, 0x7a UTF-8, 0x7b UTF-16 with an optional byte order mark, 0x7c UTF-16LE, 0x7d UTF-16BE, 0x7e
+     * GB18030). The scan stops at the first code point a number cannot contain, so ordinary text costs a character or
+     * two.
      */
-    private static void checkNumberText(byte[] b, int from, int to, int type) {
+    private static void checkNumberText(byte[] b, int from, int to, int type, DecodeBudget budget) {
         NumberText number = new NumberText();
         switch (type) {
             case 0x7a: // UTF-8
@@ -276,51 +279,55 @@ final class JsonbBounds {
                 }
                 break;
         }
-        number.check();
+        budget.check(number, "");
     }
 
-    /** The characters of a number as {@code BigDecimal} reads them, fed one code point at a time. */
-    private static final class NumberText {
-        private boolean exponentMark;
-        private long exponent;
-
-        static boolean startsNumber(int c) {
-            return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+';
+    /**
+     * A value read where an integral number is expected ({@code long}, {@code int}, {@code short}, {@code byte}, boxed
+     * or not) must be a JSONB integer in that type's range, or null. fastjson2 would otherwise read text through
+     * {@code BigInteger} or {@code BigDecimal} and truncate it ({@code "1.5"} as 1) or wrap it
+     * ({@code "99999999999999999999"}), and narrow a long or a decimal the same way; no Dubbo writer sends those for an
+     * integral parameter. Any other type is left alone. {@code b[off, off + n)} has been walked by {@link #check}.
+     *
+     * @throws IllegalArgumentException naming the expected type and what was sent
+     */
+    static void checkIntegral(byte[] b, int off, int n, Type type) {
+        Class<?> raw = ValueTypes.rawClass(type);
+        long min;
+        long max;
+        if (raw == long.class || raw == Long.class) {
+            min = Long.MIN_VALUE;
+            max = Long.MAX_VALUE;
+        } else if (raw == int.class || raw == Integer.class) {
+            min = Integer.MIN_VALUE;
+            max = Integer.MAX_VALUE;
+        } else if (raw == short.class || raw == Short.class) {
+            min = Short.MIN_VALUE;
+            max = Short.MAX_VALUE;
+        } else if (raw == byte.class || raw == Byte.class) {
+            min = Byte.MIN_VALUE;
+            max = Byte.MAX_VALUE;
+        } else {
+            return;
         }
-
-        /** False when {@code cp} cannot be part of a number (or is a second exponent mark): the text is not one. */
-        boolean accept(int cp) {
-            if (cp == 'e' || cp == 'E') {
-                if (exponentMark) {
-                    return false;
-                }
-                exponentMark = true;
-                return true;
-            }
-            if (cp == '.' || cp == '-' || cp == '+') {
-                return true;
-            }
-            int digit = Character.digit(cp, 10);
-            if (digit < 0) {
-                return false;
-            }
-            if (exponentMark) {
-                exponent = Math.min(exponent * 10 + digit, Integer.MAX_VALUE);
-            }
-            return true;
+        int u = b[off] & 0xff;
+        if (u == 0xaf || n == 0) {
+            return; // null: fastjson2 decides (boxed: null; primitive: its default)
         }
-
-        void check() {
-            if (exponent > MAX_EXPONENT) {
-                throw new IllegalArgumentException("a number written as text with exponent " + exponent
-                        + " (more than " + MAX_EXPONENT + ")");
-            }
+        if (!isInt32(b[off]) && !(u >= 0xbc && u <= 0xef)) { // int32 forms, int16, int8, int64 forms
+            throw new IllegalArgumentException("expected " + raw.getName() + " but the value is " + (u >= 0x49
+                    && u <= 0x7e ? "text" : "JSONB type 0x" + Integer.toHexString(u)) + ", not an integer");
+        }
+        long v = intValue(b, off);
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("expected " + raw.getName() + " but the value " + v
+                    + " is out of its range [" + min + ", " + max + "]");
         }
     }
 
     /** A value fastjson2 reads as a number (a nano, a scale, a char): any scalar; sizes are still checked. */
-    private static int number(byte[] b, int p, int end, int item, int depth) {
-        return value(b, p, end, item, depth + 1);
+    private static int number(byte[] b, int p, int end, int item, int depth, DecodeBudget budget) {
+        return value(b, p, end, item, depth + 1, budget);
     }
 
     /** A length, then that many bytes. */

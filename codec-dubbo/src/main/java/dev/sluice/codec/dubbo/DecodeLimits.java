@@ -1,0 +1,54 @@
+package dev.sluice.codec.dubbo;
+
+/**
+ * Limits on what one inbound frame may make the decoder build, checked by the bounds walkers before hessian-lite or
+ * fastjson2 read a byte, so a few bytes cannot buy a lot of CPU or heap (docs/reliability.md A31). A refused request
+ * is answered with status 40, a refused response fails its call with status 90; both messages name the limit and the
+ * size. Set on {@link DubboCodec.Builder#decodeLimits}, or on the {@code SluiceServer} and {@code SluiceClient}
+ * builders.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class DecodeLimits {
+    /**
+     * Default of {@link #maxNumberDigits()}: as Jackson's {@code StreamReadConstraints.maxNumberLength}. Far more than
+     * any {@code long} (19 digits) or {@code double} (17 significant digits) needs, and small enough that parsing it
+     * costs microseconds.
+     */
+    public static final int DEFAULT_MAX_NUMBER_DIGITS = 1_000;
+
+    /** The defaults. */
+    public static final DecodeLimits DEFAULTS = new DecodeLimits(DEFAULT_MAX_NUMBER_DIGITS);
+
+    private final int maxNumberDigits;
+
+    private DecodeLimits(int maxNumberDigits) {
+        if (maxNumberDigits < 1) {
+            throw new IllegalArgumentException("maxNumberDigits must be >= 1, got " + maxNumberDigits);
+        }
+        this.maxNumberDigits = maxNumberDigits;
+    }
+
+    /**
+     * Most digits a number written as text may have (a hessian2 {@code BigDecimal}, a fastjson2 string read as a
+     * number, a fastjson2 big integer, whose text form a reader may build); default
+     * {@value #DEFAULT_MAX_NUMBER_DIGITS}. {@code BigDecimal(String)} and {@code BigInteger(String)} take time
+     * quadratic in the digits, on the thread that decodes (a server's event loop). In fastjson2 bodies, text that is
+     * entirely a number is judged wherever the walk meets it (a top-level {@code String} argument or result is read
+     * without fastjson2 and is not), since the walk does not know which values will be read as numbers: raise the
+     * limit to send longer digit strings inside other values.
+     */
+    public int maxNumberDigits() {
+        return maxNumberDigits;
+    }
+
+    /** These limits with {@link #maxNumberDigits()} set to {@code digits} (at least 1). */
+    public DecodeLimits withMaxNumberDigits(int digits) {
+        return new DecodeLimits(digits);
+    }
+
+    @Override
+    public String toString() {
+        return "DecodeLimits{maxNumberDigits=" + maxNumberDigits + "}";
+    }
+}

@@ -1,0 +1,106 @@
+package dev.sluice.it.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.TestBytes;
+import dev.sluice.rpc.SluiceServer;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.net.Socket;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * docs/reliability.md A31 through a real {@link SluiceServer}: hostile number text gets status 40 naming the limit
+ * and the size, from the bounds walk on the event loop, and the connection goes on serving; the limit is a builder
+ * option.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DecodeLimitsTest {
+
+    /** What the server exports. */
+    public interface NumberService {
+        long twice(long v);
+
+        Object echo(Object v);
+    }
+
+    static final class Numbers implements NumberService {
+        @Override
+        public long twice(long v) {
+            return 2 * v;
+        }
+
+        @Override
+        public Object echo(Object v) {
+            return v;
+        }
+    }
+
+    /** Dubbo's {@code $echo(Object)}, which every exported service answers, in hessian2 with {@code value}. */
+    static byte[] hessian2Echo(long id, byte[] value) {
+        byte[] body = TestBytes.concat(Wire.hessian2("2.0.2", NumberService.class.getName(), "0.0.0",
+                DubboConstants.ECHO_METHOD, DubboConstants.ECHO_DESC), value, new byte[] {'H', 'Z'});
+        return TestBytes.concat(Wire.header(0xc2, 0, id, body.length), body);
+    }
+
+    /** A {@code BigDecimal} as hessian-lite writes one: a class definition, then the object with its digit string. */
+    static byte[] hessian2BigDecimal(String text) {
+        return TestBytes.concat(new byte[] {'C'}, Wire.hessian2("java.math.BigDecimal"), new byte[] {(byte) 0x91},
+                Wire.hessian2("value"), new byte[] {0x60}, Wire.hessian2(text));
+    }
+
+    @Test
+    void digitBombsAreAnsweredWith40NamingTheLimitAndTheConnectionGoesOn() throws Exception {
+        try (SluiceServer server = SluiceServer.builder().port(0).register(NumberService.class, new Numbers())
+                .start(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            out.write(hessian2Echo(1, hessian2BigDecimal("7".repeat(200_000))));
+            Wire.Frame echo = Wire.read(in);
+            assertEquals(1, echo.id());
+            assertEquals(40, echo.status(), echo.text());
+            assertTrue(echo.text().contains("200000 digits") && echo.text().contains("limit of 1000 digits"),
+                    echo.text());
+
+            out.write(Wire.request(2, NumberService.class, "twice", "9".repeat(300_000)));
+            Wire.Frame twice = Wire.read(in);
+            assertEquals(2, twice.id());
+            assertEquals(40, twice.status(), twice.text());
+            assertTrue(twice.text().contains("300000 digits") && twice.text().contains("maxNumberDigits"),
+                    twice.text());
+
+            out.write(Wire.request(3, NumberService.class, "twice", "1.5"));
+            Wire.Frame fraction = Wire.read(in);
+            assertEquals(40, fraction.status(), fraction.text());
+            assertTrue(fraction.text().contains("expected long"), fraction.text());
+
+            out.write(Wire.request(4, NumberService.class, "twice", 21L));
+            Wire.Frame ok = Wire.read(in);
+            assertEquals(20, ok.status());
+            assertEquals(42, ((Number) ok.item(1)).intValue());
+        }
+    }
+
+    @Test
+    void theDigitLimitIsABuilderOption() throws Exception {
+        try (SluiceServer server = SluiceServer.builder().port(0).maxNumberDigits(50)
+                .register(NumberService.class, new Numbers()).start(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            out.write(hessian2Echo(1, hessian2BigDecimal("1".repeat(51))));
+            Wire.Frame over = Wire.read(in);
+            assertEquals(40, over.status(), over.text());
+            assertTrue(over.text().contains("51 digits") && over.text().contains("limit of 50 digits"), over.text());
+            out.write(hessian2Echo(2, hessian2BigDecimal("1".repeat(50))));
+            Wire.Frame at = Wire.read(in);
+            assertEquals(20, at.status(), at.text());
+            assertTrue(new String(at.body(), java.nio.charset.StandardCharsets.ISO_8859_1)
+                    .contains(new BigDecimal("1".repeat(50)).toString()), "the value comes back");
+        }
+    }
+}
