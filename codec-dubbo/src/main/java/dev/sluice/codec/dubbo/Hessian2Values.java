@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Type;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Hessian2 values (serialization id 2, Dubbo 3.3's default) read and written with Dubbo's own library, hessian-lite,
@@ -31,8 +32,21 @@ import java.util.Map;
  * {@link Hessian2Output}.
  */
 final class Hessian2Values {
-    private static final String HANDLES = "com.alibaba.com.caucho.hessian.io.java8.";
-    private static final String LOCALE_HANDLE = "com.alibaba.com.caucho.hessian.io.LocaleHandle";
+    /**
+     * hessian-lite's own type names, which name no class ({@code SerializerFactory}'s static type map in 4.0.4);
+     * arrays of them and of accepted classes are {@code "["} and the component.
+     */
+    private static final Set<String> BUILT_IN_TYPES = Set.of("void", "boolean", "byte", "short", "int", "long",
+            "float", "double", "char", "string", "object", "date", "[boolean", "[byte", "[short", "[int", "[long",
+            "[float", "[double", "[char", "[string", "[object");
+    /** hessian-lite's handle classes for {@code java.time} values and {@code Locale}, which it writes by name. */
+    private static final Set<String> HANDLES = Set.of("com.alibaba.com.caucho.hessian.io.LocaleHandle",
+            handle("Duration"), handle("Instant"), handle("LocalDate"), handle("LocalDateTime"), handle("LocalTime"),
+            handle("MonthDay"), handle("OffsetDateTime"), handle("OffsetTime"), handle("Period"), handle("Year"),
+            handle("YearMonth"), handle("ZoneId"), handle("ZoneOffset"), handle("ZonedDateTime"));
+    /** Deepest array type name accepted, as {@link ClassAllowlist} does for fastjson2. */
+    private static final int MAX_ARRAY_DIMENSIONS = 8;
+    private static final String TOO_DEEP_ARRAY = "[".repeat(MAX_ARRAY_DIMENSIONS + 1);
     /** The writer's own factory: writing names no class from the wire, so it needs no allowlist. */
     private static final SerializerFactory WRITE_FACTORY = new SerializerFactory();
     private static final ThreadLocal<Hessian2Output> OUTPUT = ThreadLocal.withInitial(() -> {
@@ -42,6 +56,10 @@ final class Hessian2Values {
     });
 
     private final SerializerFactory readFactory;
+
+    private static String handle(String value) {
+        return "com.alibaba.com.caucho.hessian.io.java8." + value + "Handle";
+    }
 
     Hessian2Values(ClassAllowlist allowlist) {
         this.readFactory = new AllowlistFactory(allowlist);
@@ -121,7 +139,14 @@ final class Hessian2Values {
         }
     }
 
-    /** Resolves type names through the allowlist before hessian-lite looks anything up. */
+    /**
+     * Resolves type names through the allowlist before hessian-lite looks anything up. Every name goes through here
+     * (typed maps and lists, class definitions; an array's component comes back per dimension): one the allowlist
+     * does not accept is refused with a {@link ClassNotAllowedException}, dotted or not, so hessian-lite never tries
+     * to load it. hessian-lite logs a JUL WARNING for each name it cannot load and keeps the name forever, in a static
+     * map and in this factory: a peer sending distinct names would fill the log and the heap (docs/reliability.md
+     * G32).
+     */
     private static final class AllowlistFactory extends SerializerFactory {
         private final ClassAllowlist allowlist;
 
@@ -132,36 +157,34 @@ final class Hessian2Values {
 
         @Override
         public Deserializer getDeserializer(String type) throws HessianProtocolException {
-            // hessian's own names ("int", "string", "[object", …) carry no dot; arrays come back here per component.
-            if (type != null && type.indexOf('.') >= 0 && type.charAt(0) != '[' && !isHandle(type)) {
-                Class<?> c = allowlist.resolveAllowed(type);
-                if (c == null) {
+            if (type == null || type.isEmpty() || BUILT_IN_TYPES.contains(type) || HANDLES.contains(type)) {
+                return super.getDeserializer(type); // no class, or hessian-lite's own
+            }
+            if (type.charAt(0) == '[') {
+                // hessian-lite asks for the component through this method again, and caches each array name.
+                if (type.startsWith(TOO_DEEP_ARRAY)) {
                     throw new ClassNotAllowedException(type);
                 }
-                if (!c.getName().equals(type)) {
-                    // A name read as another class (fastjson2's JSONObject as a LinkedHashMap, …): build that one,
-                    // never look up the name.
-                    return getDeserializer(c);
-                }
+                return super.getDeserializer(type);
+            }
+            Class<?> c = allowlist.resolveAllowed(type);
+            if (c == null) {
+                throw new ClassNotAllowedException(type);
+            }
+            if (!c.getName().equals(type)) {
+                // A name read as another class (fastjson2's JSONObject as a LinkedHashMap, …): build that one,
+                // never look up the name.
+                return getDeserializer(c);
             }
             return super.getDeserializer(type);
         }
 
         @Override
         public Class<?> loadSerializedClass(String className) throws ClassNotFoundException {
-            if (!allowed(className)) {
-                // Reached only for names without a dot (the default package): refuse without loading.
+            if (!HANDLES.contains(className) && !allowlist.isAllowed(className)) {
                 throw new ClassNotFoundException("refused by the deserialization allowlist: " + className);
             }
             return super.loadSerializedClass(className);
-        }
-
-        private boolean allowed(String name) {
-            return isHandle(name) || allowlist.isAllowed(name);
-        }
-
-        private static boolean isHandle(String name) {
-            return name.startsWith(HANDLES) && name.endsWith("Handle") || name.equals(LOCALE_HANDLE);
         }
     }
 }
