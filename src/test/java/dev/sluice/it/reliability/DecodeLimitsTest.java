@@ -103,4 +103,32 @@ class DecodeLimitsTest {
                     .contains(new BigDecimal("1".repeat(50)).toString()), "the value comes back");
         }
     }
+
+    @Test
+    void aChainOfThousandsOfClassDefinitionsIsABadRequestAndTheConnectionGoesOn() throws Exception {
+        try (SluiceServer server = SluiceServer.builder().port(0).register(NumberService.class, new Numbers())
+                .start(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            for (int n : new int[] {3_000, 100_000}) {
+                byte[] chain = new byte[n * 4 + 1];
+                for (int i = 0; i < n; i++) {
+                    chain[i * 4] = 'C';
+                    chain[i * 4 + 1] = 0x01;
+                    chain[i * 4 + 2] = 'a';
+                    chain[i * 4 + 3] = (byte) 0x90;
+                }
+                chain[n * 4] = 'N';
+                out.write(hessian2Echo(n, chain));
+                Wire.Frame answer = Wire.read(in);
+                assertEquals(n, answer.id());
+                assertEquals(40, answer.status(), answer.text());
+                assertTrue(answer.text().contains("nested deeper than 128 levels"), answer.text());
+            }
+            out.write(Wire.request(7, NumberService.class, "twice", 4L));
+            Wire.Frame ok = Wire.read(in);
+            assertEquals(7, ok.id());
+            assertEquals(20, ok.status());
+        }
+    }
 }

@@ -13,7 +13,8 @@ import java.util.Arrays;
  * <ul>
  *   <li>a declared length (string, binary, fixed list) larger than the bytes left in the body, so hessian-lite never
  *       sizes an array or a string from a forged count;</li>
- *   <li>nesting deeper than {@link #MAX_DEPTH} (lists, maps, objects inside each other);</li>
+ *   <li>nesting deeper than {@link #MAX_DEPTH} (lists, maps, objects inside each other, and runs of class
+ *       definitions, each followed by the value that uses it: docs/reliability.md A33);</li>
  *   <li>a reference to a class definition, type or object that the stream has not defined yet;</li>
  *   <li>truncated values, reserved codes, an end marker where a value belongs, malformed per-char UTF-8;</li>
  *   <li>a {@code java.math.BigDecimal} (a class definition or a typed map whose {@code value} string hessian-lite
@@ -73,8 +74,8 @@ final class Hessian2Bounds {
 
     private void value(int depth) {
         if (depth > MAX_DEPTH) {
-            throw new IllegalArgumentException("hessian2 value nested deeper than " + MAX_DEPTH + " levels at offset "
-                    + pos);
+            throw new IllegalArgumentException("hessian2 value nested deeper than " + MAX_DEPTH
+                    + " levels (lists, maps, objects and class definitions before a value) at offset " + pos);
         }
         int at = pos;
         int code = u8();
@@ -128,7 +129,9 @@ final class Hessian2Bounds {
             }
             case 'C' -> {
                 classDefinition(at);
-                value(depth); // a definition is followed by the value that uses it
+                // A definition is followed by the value that uses it, which may be another definition: a run of them
+                // recurses (here and in hessian-lite), so each counts as a level (hessian-lite writes one at a time).
+                value(depth + 1);
             }
             case 'O' -> object(index(at, "object definition index"), depth, at);
             case 'H' -> map(depth, false);

@@ -176,4 +176,32 @@ class NumberLimitsTest {
                 Codecs.encode(DubboRequest.invocation(42, ECHO, new Object[] {"12345678901"}, null))));
         assertTrue(text.isBroken() && text.errorMessage().contains("11 digits"), text::toString);
     }
+
+    /** {@code n} class definitions in a row, then a null: each definition is followed by "the value that uses it". */
+    static byte[] classDefinitionChain(int n) {
+        byte[] chain = new byte[n * 4 + 1];
+        for (int i = 0; i < n; i++) {
+            chain[i * 4] = 'C';
+            chain[i * 4 + 1] = 0x01; // a one-char name
+            chain[i * 4 + 2] = 'a';
+            chain[i * 4 + 3] = (byte) 0x90; // no fields
+        }
+        chain[n * 4] = 'N';
+        return chain;
+    }
+
+    @Test
+    void aChainOfClassDefinitionsIsRefusedAsTooDeepNotAStackOverflow() {
+        for (int n : new int[] {5_000, 100_000}) {
+            DubboRequest r = refused(hessian2Request(50, ECHO, classDefinitionChain(n), NO_ATTACHMENTS),
+                    "nested deeper than " + Hessian2Bounds.MAX_DEPTH, "class definitions");
+            assertEquals(50, r.id());
+        }
+        // The same chain as a response value fails the call, it does not escape the decoder.
+        byte[] body = concat(hex("91"), classDefinitionChain(100_000));
+        DubboResponse response = assertInstanceOf(DubboResponse.class, Codecs.decodeOne(Codecs.clientDecoder(
+                Object.class), concat(FramingTest.header(0x02, 20, 51, body.length), body)));
+        assertEquals(DubboConstants.STATUS_CLIENT_ERROR, response.status());
+        assertTrue(response.errorMessage().contains("nested deeper than"), response.errorMessage());
+    }
 }
