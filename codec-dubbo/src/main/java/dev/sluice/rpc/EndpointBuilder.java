@@ -62,6 +62,17 @@ public abstract class EndpointBuilder<B extends EndpointBuilder<B>> extends Tran
         return (B) this;
     }
 
+    /**
+     * Most values one inbound frame may decode to (lists, maps, objects, strings, scalars; default
+     * {@value DecodeLimits#DEFAULT_MAX_DECODED_ELEMENTS}); beyond it a request is answered with status 40, a response
+     * fails its call. See {@link DecodeLimits#maxDecodedElements()}.
+     */
+    @SuppressWarnings("unchecked")
+    public B maxDecodedElements(int elements) {
+        decodeLimits = decodeLimits.withMaxDecodedElements(elements);
+        return (B) this;
+    }
+
     /** The transport options, for the endpoint being built. */
     final TransportOptions transportOptions() {
         return options();

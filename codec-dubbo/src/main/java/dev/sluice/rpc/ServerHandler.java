@@ -147,7 +147,7 @@ final class ServerHandler implements TransportHandler {
             }
             return;
         }
-        int bytes = request.frameBytes();
+        long bytes = Math.max(request.frameBytes(), request.decodedEstimate()); // decoded values outweigh the wire
         long queued = reserveQueuedBytes(bytes);
         if (queued >= 0) {
             refusedRequests.incrementAndGet();
@@ -195,7 +195,7 @@ final class ServerHandler implements TransportHandler {
      * the bytes already waiting. A request is always let in when nothing waits, so one frame larger than the
      * budget is not refused forever.
      */
-    private long reserveQueuedBytes(int bytes) {
+    private long reserveQueuedBytes(long bytes) {
         for (;;) {
             long queued = queuedBytes.get();
             if (queued > 0 && queued + bytes > queuedBytesLimit) {

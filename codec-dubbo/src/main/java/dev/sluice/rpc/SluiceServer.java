@@ -261,7 +261,7 @@ public final class SluiceServer implements AutoCloseable {
             return refusedRequests;
         }
 
-        /** Wire bytes of requests waiting for the service pool right now. */
+        /** Bytes charged for requests waiting for the service pool now (see {@link Builder#queuedRequestBytes}). */
         public long queuedRequestBytes() {
             return queuedRequestBytes;
         }
@@ -400,11 +400,12 @@ public final class SluiceServer implements AutoCloseable {
         }
 
         /**
-         * Most bytes of requests (their frames' wire size) waiting for the service pool at once; default 64 MiB.
+         * Most bytes of requests waiting for the service pool at once; default 64 MiB. A request is charged the larger
+         * of its frame's wire size and the decoder's estimate of its decoded values
+         * ({@link DubboRequest#decodedEstimate()}).
          * Beyond it a request is answered with status 100 without being executed, as when the pool's queue is full
          * by count ({@link #threads}): a count alone lets 10,000 requests of up to the payload limit each pile up.
-         * A request is always accepted when none waits. Decoded arguments take more heap than their wire bytes
-         * (typically 2–4 times). Applies to any executor, the caller's included.
+         * A request is always accepted when none waits. Applies to any executor, the caller's included.
          */
         public Builder queuedRequestBytes(long bytes) {
             if (bytes < 1) {

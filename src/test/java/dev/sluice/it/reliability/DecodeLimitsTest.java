@@ -27,9 +27,25 @@ class DecodeLimitsTest {
         long twice(long v);
 
         Object echo(Object v);
+
+        String hold(String v);
     }
 
     static final class Numbers implements NumberService {
+        final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+        @Override
+        public String hold(String v) {
+            held.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return v;
+        }
+
         @Override
         public long twice(long v) {
             return 2 * v;
@@ -129,6 +145,41 @@ class DecodeLimitsTest {
             Wire.Frame ok = Wire.read(in);
             assertEquals(7, ok.id());
             assertEquals(20, ok.status());
+        }
+    }
+
+    @Test
+    void aRequestIsChargedItsDecodedEstimateNotItsWireSize() throws Exception {
+        Numbers numbers = new Numbers();
+        int lists = 20_000; // 20,000 wire bytes; well over a megabyte decoded
+        int budget = 256 * 1024;
+        try (SluiceServer server = SluiceServer.builder().port(0).threads(1, 1_000).queuedRequestBytes(budget)
+                .register(NumberService.class, numbers).start(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            out.write(Wire.request(1, NumberService.class, "hold", "first"));
+            assertTrue(numbers.held.await(10, TimeUnit.SECONDS), "the pool's only thread is busy");
+            out.write(Wire.request(2, NumberService.class, "echo", "small")); // waits: the budget is not empty
+            byte[] empties = new byte[lists + 6];
+            java.util.Arrays.fill(empties, (byte) 0x78);
+            empties[0] = 'X'; // a list with a length, then the int
+            empties[1] = 'I';
+            java.nio.ByteBuffer.wrap(empties, 2, 4).putInt(lists);
+            byte[] heavy = Wire.hessian2Request(3, NumberService.class, "echo", empties);
+            assertTrue(heavy.length < budget, "the wire size alone fits the budget");
+            out.write(heavy);
+            Wire.Frame refused = Wire.read(in);
+            assertEquals(3, refused.id());
+            assertEquals(100, refused.status(), refused.text());
+            assertTrue(refused.text().contains("budget of " + budget), refused.text());
+            numbers.release.countDown();
+            java.util.Set<Long> served = new java.util.HashSet<>();
+            for (int i = 0; i < 2; i++) {
+                Wire.Frame f = Wire.read(in);
+                assertEquals(20, f.status());
+                served.add(f.id());
+            }
+            assertEquals(java.util.Set.of(1L, 2L), served);
         }
     }
 }

@@ -129,6 +129,7 @@ public final class DubboDecoder implements FrameDecoder {
                     in.getUnsignedByte(start + 2), in.getByte(start + 3), in.getLong(start + 4));
             if (message instanceof DubboRequest) {
                 ((DubboRequest) message).frameBytes(DubboConstants.HEADER_LENGTH + bodyLength);
+                ((DubboRequest) message).decodedEstimate(budget.estimate());
             }
             out.add(message);
         }
@@ -176,6 +177,7 @@ public final class DubboDecoder implements FrameDecoder {
     }
 
     private Object decodeFrame(ByteBuf in, int bodyIndex, int len, int flags, byte status, long id) {
+        budget.reset(len);
         if (in.hasArray()) {
             int from = in.arrayOffset() + bodyIndex;
             items.reset(in.array(), from, from + len);

@@ -12,7 +12,8 @@ import java.util.Map;
  *
  * <p>Immutable once built except for the argument array and attachment map, which are handed over, not copied: the
  * creator must not modify them after passing them in, and receivers must not modify them while the request may
- * still be encoded, and {@link #frameBytes()}, which the decoder sets before handing the request on. Safe to pass
+ * still be encoded, and {@link #frameBytes()} and {@link #decodedEstimate()}, which the decoder sets before handing
+ * the request on. Safe to pass
  * between threads after that.
  */
 public final class DubboRequest {
@@ -28,6 +29,8 @@ public final class DubboRequest {
     private final String errorMessage;
     /** Set once by the decoder before the request is handed on; 0 for a request built locally. */
     private int frameBytes;
+    /** Set once by the decoder before the request is handed on; 0 for a request built locally. */
+    private long decodedEstimate;
 
     private static final Object[] NO_ARGS = new Object[0];
 
@@ -135,6 +138,21 @@ public final class DubboRequest {
     /** Decoder only, before the request is handed on. */
     void frameBytes(int bytes) {
         this.frameBytes = bytes;
+    }
+
+    /**
+     * The decoder's estimate of the heap this request's decoded values take, in bytes, from its bounds walk (a
+     * constant per value and per list, map or object, plus string chars: docs/reliability.md A34); 0 for a request
+     * built locally. Decoded values can take far more heap than their wire bytes (an empty list is one byte), so a
+     * server charges the larger of the two to the budget of requests waiting for its service pool.
+     */
+    public long decodedEstimate() {
+        return decodedEstimate;
+    }
+
+    /** Decoder only, before the request is handed on. */
+    void decodedEstimate(long bytes) {
+        this.decodedEstimate = bytes;
     }
 
     public long id() {

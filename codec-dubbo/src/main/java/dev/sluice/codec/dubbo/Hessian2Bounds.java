@@ -77,16 +77,23 @@ final class Hessian2Bounds {
             throw new IllegalArgumentException("hessian2 value nested deeper than " + MAX_DEPTH
                     + " levels (lists, maps, objects and class definitions before a value) at offset " + pos);
         }
+        budget.value(DecodeBudget.VALUE_BYTES);
         int at = pos;
         int code = u8();
         if (code <= 0x1f) {
+            budget.extra(DecodeBudget.STRING_BYTES + code);
             chars(code);
         } else if (code <= 0x2f) {
+            budget.extra(code - 0x20);
             skip(code - 0x20);
         } else if (code <= 0x33) {
-            chars(((code - 0x30) << 8) | u8());
+            int n = ((code - 0x30) << 8) | u8();
+            budget.extra(DecodeBudget.STRING_BYTES + n);
+            chars(n);
         } else if (code <= 0x37) {
-            skip(((code - 0x34) << 8) | u8());
+            int n = ((code - 0x34) << 8) | u8();
+            budget.extra(n);
+            skip(n);
         } else if (code <= 0x3f) {
             skip(2); // three-octet compact long
         } else if (code <= 0x5f) {
@@ -194,6 +201,7 @@ final class Hessian2Bounds {
                     + definition + " of " + classDefs + " defined so far");
         }
         refs++;
+        budget.extra(DecodeBudget.CONTAINER_BYTES);
         int fields = fieldCounts[definition];
         boolean number = numberDefs[definition];
         for (int i = 0; i < fields; i++) {
@@ -204,6 +212,7 @@ final class Hessian2Bounds {
     /** A map; {@code number} when hessian-lite reads its {@code value} entry as a number's text. */
     private void map(int depth, boolean number) {
         refs++;
+        budget.extra(DecodeBudget.CONTAINER_BYTES);
         while (peek() != 'Z') {
             member(depth + 1, number);
             member(depth + 1, number);
@@ -221,6 +230,7 @@ final class Hessian2Bounds {
             return;
         }
         int at = pos;
+        budget.value(DecodeBudget.VALUE_BYTES);
         NumberText text = new NumberText();
         chunks(at, true, null, text);
         budget.check(text, " at offset " + at);
@@ -228,6 +238,7 @@ final class Hessian2Bounds {
 
     private void variableList(int depth) {
         refs++;
+        budget.extra(DecodeBudget.CONTAINER_BYTES);
         while (peek() != 'Z') {
             value(depth + 1);
         }
@@ -236,6 +247,7 @@ final class Hessian2Bounds {
 
     private void elements(int n, int depth) {
         refs++;
+        budget.extra(DecodeBudget.CONTAINER_BYTES);
         for (int i = 0; i < n; i++) {
             value(depth + 1);
         }
@@ -338,6 +350,7 @@ final class Hessian2Bounds {
         int shortCode = text ? 0x30 : 0x34;
         int finalChunk = text ? 'S' : 'B';
         int moreChunk = text ? 'R' : 'A';
+        budget.extra(DecodeBudget.STRING_BYTES);
         for (;;) {
             int code = u8();
             int length;
@@ -353,6 +366,7 @@ final class Hessian2Bounds {
                 throw new IllegalArgumentException("hessian2 " + (text ? "string" : "binary") + " chunk expected at"
                         + " offset " + (pos - 1) + " (value at " + at + "), got code 0x" + Integer.toHexString(code));
             }
+            budget.extra(length);
             if (text && (sink != null || number != null)) {
                 decodedChars(length, sink, number);
             } else if (text) {

@@ -53,6 +53,7 @@ final class JsonbBounds {
         if (depth > MAX_DEPTH) {
             throw new IllegalArgumentException("JSONB value nested deeper than " + MAX_DEPTH + " levels");
         }
+        budget.value(DecodeBudget.VALUE_BYTES);
         need(p, 1, end);
         int t = b[p++];
         if (t >= -16 && t <= 47) { // int32 in the type byte (0xf0..0x2f)
@@ -69,11 +70,13 @@ final class JsonbBounds {
         }
         if (t >= 0x49 && t <= 0x78) { // ASCII string of 0..47 bytes
             int next = need(p, t - 0x49, end);
+            budget.extra(DecodeBudget.STRING_BYTES + next - p);
             checkNumberText(b, p, next, 0x79, budget);
             return next;
         }
         if (t >= 0x79 && t <= 0x7e) { // ASCII, UTF-8, UTF-16, UTF-16LE, UTF-16BE, GB18030 with a length
             int next = sized(b, p, end, "string");
+            budget.extra(DecodeBudget.STRING_BYTES + intValue(b, p));
             checkNumberText(b, next - (int) intValue(b, p), next, t, budget);
             return next;
         }
@@ -84,10 +87,12 @@ final class JsonbBounds {
             case 0x90: // char: an int
                 return number(b, p, end, item, depth, budget);
             case 0x91: // binary
+                budget.extra(length(b, p, end, "binary"));
                 return sized(b, p, end, "binary");
             case 0xbb: { // big integer: fastjson2 turns it into text where a string is expected
                 int next = sized(b, p, end, "big integer");
                 budget.checkBigInteger(intValue(b, p), "");
+                budget.extra(intValue(b, p));
                 return next;
             }
             case 0x92: // typed value: a type name, then the value
@@ -96,6 +101,7 @@ final class JsonbBounds {
                 return value(b, p, end, item, depth + 1, budget);
             case 0xa4: { // array with a count
                 long count = length(b, p, end, "array");
+                budget.extra(DecodeBudget.CONTAINER_BYTES);
                 p = intEnd(b, p, end);
                 for (long i = 0; i < count; i++) {
                     p = element(b, p, end, item, depth, budget);
@@ -105,6 +111,7 @@ final class JsonbBounds {
             case 0xa5:
                 throw new IllegalArgumentException("JSONB object end where a value was expected");
             case 0xa6: // object: (name value)* 0xa5; a name is any value (a string or symbol, or a map key)
+                budget.extra(DecodeBudget.CONTAINER_BYTES);
                 for (;;) {
                     need(p, 1, end);
                     if (b[p] == (byte) 0xa5) {
@@ -164,6 +171,7 @@ final class JsonbBounds {
         }
         int u = t & 0xff;
         if (u >= 0x94 && u <= 0xa3) { // array of 0..15
+            budget.extra(DecodeBudget.CONTAINER_BYTES);
             for (int i = 0, n = u - 0x94; i < n; i++) {
                 p = element(b, p, end, item, depth, budget);
             }
@@ -189,12 +197,15 @@ final class JsonbBounds {
         if (p < end) {
             int t = b[p];
             if (t >= 0x49 && t <= 0x78 && (t == 0x49 || p + 1 >= end || !NumberText.startsNumber(b[p + 1]))) {
+                budget.value(DecodeBudget.VALUE_BYTES + DecodeBudget.STRING_BYTES + t - 0x49);
                 return need(p + 1, t - 0x49, end); // text that does not start like a number
             }
             if (t >= -16 && t <= 47) {
+                budget.value(DecodeBudget.VALUE_BYTES);
                 return p + 1;
             }
             if (t == 0x7f && p + 1 < end && b[p + 1] >= -16 && b[p + 1] <= 47) {
+                budget.value(DecodeBudget.VALUE_BYTES);
                 return p + 2;
             }
         }
