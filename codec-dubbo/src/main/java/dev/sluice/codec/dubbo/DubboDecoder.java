@@ -109,8 +109,12 @@ public final class DubboDecoder implements FrameDecoder {
         this.items = new Fastjson2Items(new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES),
                 budget);
         // A context per parse: fastjson2 contexts are not meant to be shared by concurrent readers.
-        this.fastjson2Parser = (bytes, n, type) -> Fastjson2Items.readItem(bytes, n, type,
-                new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES), new DecodeBudget(limits));
+        this.fastjson2Parser = (bytes, n, type) -> {
+            DecodeBudget valueBudget = new DecodeBudget(limits); // the value's own: parsed on the waiting thread
+            valueBudget.reset(n);
+            return Fastjson2Items.readItem(bytes, n, type,
+                    new JSONReader.Context(provider, allowlist, Fastjson2Items.READER_FEATURES), valueBudget);
+        };
         // The deferred bytes were walked by Hessian2Bounds with the whole body, as the stream's first value (nothing
         // before it defines a class or a reference): read them without a second walk.
         this.hessian2Parser = (bytes, n, type) -> Hessian2Values.read(hessian2.input(bytes, 0, n), type);

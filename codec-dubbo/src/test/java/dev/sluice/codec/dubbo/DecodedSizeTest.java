@@ -86,6 +86,14 @@ class DecodedSizeTest {
                 Codecs.encode(DubboRequest.invocation(5, ECHO, new Object[] {empties}, null))));
         assertTrue(fastjson2.isBroken() && fastjson2.errorMessage().contains("(maxDecodedElements)"),
                 fastjson2::toString);
+        // A result parsed by the waiting caller (a client's deferred value) has the same budget.
+        DubboDecoder client = new DubboDecoder(8 << 20, allowlist, DubboTypeResolver.NONE, true,
+                DecodeLimits.DEFAULTS.withMaxDecodedElements(1_000));
+        DubboResponse deferred = assertInstanceOf(DubboResponse.class, Codecs.decodeOne(client, Codecs.encode(
+                DubboResponse.value(8, DubboConstants.SERIALIZATION_FASTJSON2, empties, null))));
+        RuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+                () -> deferred.readValue(Object.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("(maxDecodedElements)"), e::toString);
     }
 
     @Test
