@@ -42,6 +42,8 @@ final class ServerHandler implements TransportHandler {
     private final InFlight inFlight;
     private final Replies replies;
     private final ServiceInvoker invoker;
+    /** Test seam: runs on the event loop after a request passed every check and before it is counted in. */
+    volatile Runnable beforeCounting;
 
     ServerHandler(Map<String, Object> services, InterfaceTypeResolver resolver, Executor executor, boolean[] accepted,
                   String acceptedNames, long queuedBytesLimit, InFlight inFlight, Replies replies,
@@ -121,11 +123,7 @@ final class ServerHandler implements TransportHandler {
             return;
         }
         if (inFlight.closing()) {
-            if (request.isTwoWay()) {
-                replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
-                        "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
-                                + " retry on another provider"));
-            }
+            refuseClosing(connection, request);
             return;
         }
         Target target = target(request);
@@ -164,7 +162,20 @@ final class ServerHandler implements TransportHandler {
             }
             return;
         }
+        Runnable hook = beforeCounting;
+        if (hook != null) {
+            hook.run();
+        }
+        // Count the call in first, then look at closing (docs/reliability.md E25b): close() sets closing, then reads
+        // the count. Checked the other way round, close() could read 0 between this thread's check and its count,
+        // close the connections, and refuse the answer of a call that ran.
         boolean alone = inFlight.started() == 1;
+        if (inFlight.closing()) {
+            queuedBytes.addAndGet(-bytes);
+            inFlight.finished();
+            refuseClosing(connection, request);
+            return;
+        }
         try {
             executor.execute(() -> {
                 queuedBytes.addAndGet(-bytes);
@@ -187,6 +198,15 @@ final class ServerHandler implements TransportHandler {
                         "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
                                 + " executed, retry later or on another provider"));
             }
+        }
+    }
+
+    /** Event loop: answers that the server is closing and did not execute the call. */
+    private void refuseClosing(Connection connection, DubboRequest request) {
+        if (request.isTwoWay()) {
+            replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
+                    "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
+                            + " retry on another provider"));
         }
     }
 

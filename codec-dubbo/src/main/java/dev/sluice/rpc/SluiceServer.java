@@ -137,6 +137,11 @@ public final class SluiceServer implements AutoCloseable {
         return transport.localAddress();
     }
 
+    /** Test seam: {@code hook} runs on the event loop after a request passed every check, before it is counted. */
+    void beforeCounting(Runnable hook) {
+        handler.beforeCounting = hook;
+    }
+
     /** Calls accepted and not yet answered. */
     public int inFlight() {
         return inFlight.count();
