@@ -109,7 +109,7 @@ public final class SluiceServer implements AutoCloseable {
         TransportOptions options = b.transportOptions().toBuilder().allIdle(b.idleTimeout).build();
         ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);
         this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
-                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker);
+                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker, b.executor != null && !b.direct);
         this.transport = b.transport.options(options).codec(codec).handler(handler)
                 .eventLoops(b.loops()).tls(b.tlsContext()).bind();
     }
@@ -296,6 +296,8 @@ public final class SluiceServer implements AutoCloseable {
         private final List<Registration> registrations = new ArrayList<>();
         private Duration idleTimeout = Duration.ofSeconds(180);
         private Executor executor;
+        /** The executor is {@link #directExecutor()}, which runs every task it is given. */
+        private boolean direct;
         private int threads = 200;
         private int queueCapacity = 10_000;
         private boolean hotWorkers = true;
@@ -362,9 +364,16 @@ public final class SluiceServer implements AutoCloseable {
             return this;
         }
 
-        /** Runs service methods on {@code executor}, which the caller owns. */
+        /**
+         * Runs service methods on {@code executor}, which the caller owns. A call it rejects (it throws
+         * {@code RejectedExecutionException}, or anything else) is answered with status 100 and not executed. One
+         * it drops silently (a discarding {@code RejectedExecutionHandler}) is found once the dropped task is
+         * garbage-collected, and answered the same way then: its caller waits until that GC, so prefer a pool that
+         * rejects.
+         */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
+            this.direct = false;
             return this;
         }
 
@@ -445,6 +454,7 @@ public final class SluiceServer implements AutoCloseable {
          */
         public Builder directExecutor() {
             this.executor = Runnable::run;
+            this.direct = true;
             return this;
         }
 
