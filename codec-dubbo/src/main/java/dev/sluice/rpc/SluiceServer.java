@@ -241,7 +241,8 @@ public final class SluiceServer implements AutoCloseable {
         /**
          * Responses to calls that ran (or to heartbeats and refused requests) that did not reach the socket as
          * produced: over the connection's pending-bytes cap, failed to encode, or the connection closed first. Each
-         * is logged at WARN; where the connection still took one, the caller got an error response instead.
+         * is logged at WARN; where the connection still took one, the caller got an error response instead (held
+         * back until the connection's backlog drained when the pending-bytes cap refused that too).
          */
         public long droppedResponses() {
             return droppedResponses;
