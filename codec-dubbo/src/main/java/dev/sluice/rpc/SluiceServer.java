@@ -429,7 +429,8 @@ public final class SluiceServer implements AutoCloseable {
         }
 
         /**
-         * Most connections open at once, in total (default 10,000) and from one remote IP address (default 1,000);
+         * Most connections open at once, in total (default 10,000) and from one remote IP address (default 1,000;
+         * an IPv6 peer counts per /64, which one host usually holds whole);
          * 0 lifts a limit. A connection over either is closed as it is accepted, before any byte is read; refusals
          * are logged at WARN (at most once a second, with the count since) and counted in
          * {@link Stats#refusedConnections()}.
