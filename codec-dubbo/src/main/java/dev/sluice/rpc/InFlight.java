@@ -7,9 +7,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The calls a {@link SluiceServer} accepted and has not answered yet, and whether it is closing: a graceful close
  * waits for {@link #quiesced()}.
  *
- * <p>Threads: any. The event loop counts a call in ({@link #started}) as it hands it to the executor; the thread
- * that ends it (service thread, async completion, or the loop when the executor rejects it) counts it out; the
- * closing thread reads and waits.
+ * <p>Threads: any. The event loop counts a call in ({@link #started}) as it hands it to the executor, and only then
+ * reads {@link #closing()} (backing the call out when it is set), so a close never reads 0 while a call it will not
+ * wait for is about to run; the thread that ends a call (service thread, async completion, the loop when the
+ * executor refuses it, the cleaner's thread when a discarding executor dropped it) counts it out; the closing thread
+ * sets closing, then reads and waits.
  */
 final class InFlight {
     private final AtomicInteger count = new AtomicInteger();

@@ -8,10 +8,12 @@ import dev.sluice.codec.dubbo.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
 import dev.sluice.transport.TransportHandler;
+import java.lang.ref.Cleaner;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,10 +44,15 @@ final class ServerHandler implements TransportHandler {
     private final InFlight inFlight;
     private final Replies replies;
     private final ServiceInvoker invoker;
+    /** True for an executor not known to either run or reject every task: see {@link Ticket}. */
+    private final boolean watchDiscards;
+    private final AtomicBoolean warnedLost = new AtomicBoolean();
+    /** Test seam: runs on the event loop after a request passed every check and before it is counted in. */
+    volatile Runnable beforeCounting;
 
     ServerHandler(Map<String, Object> services, InterfaceTypeResolver resolver, Executor executor, boolean[] accepted,
                   String acceptedNames, long queuedBytesLimit, InFlight inFlight, Replies replies,
-                  ServiceInvoker invoker) {
+                  ServiceInvoker invoker, boolean watchDiscards) {
         this.services = services;
         this.resolver = resolver;
         this.executor = executor;
@@ -55,6 +62,7 @@ final class ServerHandler implements TransportHandler {
         this.inFlight = inFlight;
         this.replies = replies;
         this.invoker = invoker;
+        this.watchDiscards = watchDiscards;
     }
 
     /** Requests answered with status 100 without being executed. Any thread. */
@@ -121,11 +129,7 @@ final class ServerHandler implements TransportHandler {
             return;
         }
         if (inFlight.closing()) {
-            if (request.isTwoWay()) {
-                replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
-                        "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
-                                + " retry on another provider"));
-            }
+            refuseClosing(connection, request);
             return;
         }
         Target target = target(request);
@@ -164,29 +168,44 @@ final class ServerHandler implements TransportHandler {
             }
             return;
         }
+        Runnable hook = beforeCounting;
+        if (hook != null) {
+            hook.run();
+        }
+        // Count the call in first, then look at closing (docs/reliability.md E25b): close() sets closing, then reads
+        // the count. Checked the other way round, close() could read 0 between this thread's check and its count,
+        // close the connections, and refuse the answer of a call that ran.
         boolean alone = inFlight.started() == 1;
+        if (inFlight.closing()) {
+            queuedBytes.addAndGet(-bytes);
+            inFlight.finished();
+            refuseClosing(connection, request);
+            return;
+        }
+        Call call = new Call(new Ticket(connection, request, bytes), impl, method);
+        if (watchDiscards) {
+            call.cleanable = Discards.CLEANER.register(call, call.ticket);
+        }
         try {
-            executor.execute(() -> {
-                queuedBytes.addAndGet(-bytes);
-                invoker.invoke(connection, request, impl, method);
-            });
+            executor.execute(call);
             if (alone && inFlight.count() > 0) {
                 // No other call in flight, and this one not answered yet (a direct executor, or a worker quicker
                 // than this line, already has): keep the loop up for its answer.
                 connection.answerDue();
             }
         } catch (RejectedExecutionException e) {
-            queuedBytes.addAndGet(-bytes);
-            inFlight.finished();
-            refusedRequests.incrementAndGet();
-            log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
-                    connection.remoteAddress(), e.getMessage());
-            if (request.isTwoWay()) {
-                replies.reply(connection, DubboResponse.replyError(request,
-                        DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
-                        "Server " + connection.localAddress() + " thread pool is exhausted; the call was not"
-                                + " executed, retry later or on another provider"));
-            }
+            call.ticket.refuse("thread pool is exhausted", e);
+        } catch (Throwable t) { // NOPMD: an Error from execute (a thread that could not start) must not leak the call
+            call.ticket.refuse("thread pool failed to take the call (" + t + ")", t);
+        }
+    }
+
+    /** Event loop: answers that the server is closing and did not execute the call. */
+    private void refuseClosing(Connection connection, DubboRequest request) {
+        if (request.isTwoWay()) {
+            replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_SERVER_ERROR,
+                    "Server " + connection.localAddress() + " is shutting down; the call was not executed,"
+                            + " retry on another provider"));
         }
     }
 
@@ -214,6 +233,94 @@ final class ServerHandler implements TransportHandler {
             log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
             connection.close();
         }
+    }
+
+    /**
+     * What a request handed to the executor holds, the bytes charged to the budget and its place in
+     * {@link InFlight}, given back exactly once: by the task as it starts ({@link #claim}), or by {@link #refuse} when
+     * the executor will not run it (docs/reliability.md E25c). {@code execute} may reject the task, throw an
+     * {@link Error} (a thread that could not start), or, with a discarding {@code RejectedExecutionHandler}, drop it
+     * silently; the last is seen only when the dropped task becomes unreachable, so for executors that may do it a
+     * {@link Cleaner} watches each task, and this ticket is its action (it must not reach the task itself).
+     * Whoever claims first wins: a task that runs after its call was refused does nothing, since its caller was told
+     * it was not executed. Threads: any (the event loop, a service thread, the cleaner's thread).
+     */
+    private final class Ticket extends AtomicBoolean implements Runnable {
+        final Connection connection;
+        final DubboRequest request;
+        final int bytes;
+
+        Ticket(Connection connection, DubboRequest request, int bytes) {
+            this.connection = connection;
+            this.request = request;
+            this.bytes = bytes;
+        }
+
+        boolean claim() {
+            return compareAndSet(false, true);
+        }
+
+        /** The cleaner's action: the task became unreachable. A no-op once it ran or was refused. */
+        @Override
+        public void run() {
+            refuse("thread pool dropped the call without running or rejecting it (a discarding"
+                    + " RejectedExecutionHandler?)", null);
+        }
+
+        /** Gives back what the call holds and answers status 100, unless it ran or was refused already. */
+        void refuse(String what, Throwable cause) {
+            if (!claim()) {
+                return;
+            }
+            queuedBytes.addAndGet(-bytes);
+            inFlight.finished();
+            refusedRequests.incrementAndGet();
+            if (cause instanceof RejectedExecutionException) {
+                log.debug("Refused request {} from {}: the service pool rejected it ({})", request.id(),
+                        connection.remoteAddress(), cause.getMessage());
+            } else if (warnedLost.compareAndSet(false, true)) {
+                log.warn("Refused request {} from {}: the service {}; answered with status 100 (logged once,"
+                        + " counted in refusedRequests)", request.id(), connection.remoteAddress(), what, cause);
+            }
+            if (request.isTwoWay()) {
+                replies.reply(connection, DubboResponse.replyError(request,
+                        DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED,
+                        "Server " + connection.localAddress() + " " + what + "; the call was not executed, retry"
+                                + " later or on another provider"));
+            }
+        }
+    }
+
+    /** A request's task for the executor: runs the call once, unless its {@link Ticket} was refused first. */
+    private final class Call implements Runnable {
+        final Ticket ticket;
+        final Object impl;
+        final Method method;
+        /** Set before {@code execute}, so the thread that runs the task sees it; null when not watched. */
+        Cleaner.Cleanable cleanable;
+
+        Call(Ticket ticket, Object impl, Method method) {
+            this.ticket = ticket;
+            this.impl = impl;
+            this.method = method;
+        }
+
+        @Override
+        public void run() {
+            boolean mine = ticket.claim();
+            if (cleanable != null) {
+                cleanable.clean(); // unregisters; its action finds the ticket claimed
+            }
+            if (mine) {
+                queuedBytes.addAndGet(-ticket.bytes);
+                invoker.invoke(ticket.connection, ticket.request, impl, method);
+            }
+        }
+    }
+
+    /** The one cleaner thread, started only when a server watches for discarded tasks. */
+    private static final class Discards {
+        static final Cleaner CLEANER = Cleaner.create();
     }
 
     /** A request's service and method as this handler resolved them, for a target and group. */

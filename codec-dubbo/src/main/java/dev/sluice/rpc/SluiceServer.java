@@ -110,7 +110,7 @@ public final class SluiceServer implements AutoCloseable {
         TransportOptions options = b.transportOptions().toBuilder().allIdle(b.idleTimeout).build();
         ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);
         this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
-                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker);
+                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker, b.executor != null && !b.direct);
         this.transport = b.transport.options(options).codec(codec).handler(handler)
                 .eventLoops(b.loops()).tls(b.tlsContext()).bind();
     }
@@ -136,6 +136,11 @@ public final class SluiceServer implements AutoCloseable {
 
     public InetSocketAddress localAddress() {
         return transport.localAddress();
+    }
+
+    /** Test seam: {@code hook} runs on the event loop after a request passed every check, before it is counted. */
+    void beforeCounting(Runnable hook) {
+        handler.beforeCounting = hook;
     }
 
     /** Calls accepted and not yet answered. */
@@ -237,7 +242,8 @@ public final class SluiceServer implements AutoCloseable {
         /**
          * Responses to calls that ran (or to heartbeats and refused requests) that did not reach the socket as
          * produced: over the connection's pending-bytes cap, failed to encode, or the connection closed first. Each
-         * is logged at WARN; where the connection still took one, the caller got an error response instead.
+         * is logged at WARN; where the connection still took one, the caller got an error response instead (held
+         * back until the connection's backlog drained when the pending-bytes cap refused that too).
          */
         public long droppedResponses() {
             return droppedResponses;
@@ -292,6 +298,8 @@ public final class SluiceServer implements AutoCloseable {
         private final List<Registration> registrations = new ArrayList<>();
         private Duration idleTimeout = Duration.ofSeconds(180);
         private Executor executor;
+        /** The executor is {@link #directExecutor()}, which runs every task it is given. */
+        private boolean direct;
         private int threads = 200;
         private int queueCapacity = 10_000;
         private boolean hotWorkers = true;
@@ -358,9 +366,16 @@ public final class SluiceServer implements AutoCloseable {
             return this;
         }
 
-        /** Runs service methods on {@code executor}, which the caller owns. */
+        /**
+         * Runs service methods on {@code executor}, which the caller owns. A call it rejects (it throws
+         * {@code RejectedExecutionException}, or anything else) is answered with status 100 and not executed. One
+         * it drops silently (a discarding {@code RejectedExecutionHandler}) is found once the dropped task is
+         * garbage-collected, and answered the same way then: its caller waits until that GC, so prefer a pool that
+         * rejects.
+         */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
+            this.direct = false;
             return this;
         }
 
@@ -416,7 +431,8 @@ public final class SluiceServer implements AutoCloseable {
         }
 
         /**
-         * Most connections open at once, in total (default 10,000) and from one remote IP address (default 1,000);
+         * Most connections open at once, in total (default 10,000) and from one remote IP address (default 1,000;
+         * an IPv6 peer counts per /64, which one host usually holds whole);
          * 0 lifts a limit. A connection over either is closed as it is accepted, before any byte is read; refusals
          * are logged at WARN (at most once a second, with the count since) and counted in
          * {@link Stats#refusedConnections()}.
@@ -442,6 +458,7 @@ public final class SluiceServer implements AutoCloseable {
          */
         public Builder directExecutor() {
             this.executor = Runnable::run;
+            this.direct = true;
             return this;
         }
 

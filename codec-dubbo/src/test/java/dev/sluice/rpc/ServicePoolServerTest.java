@@ -1,6 +1,7 @@
 package dev.sluice.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,12 +9,17 @@ import dev.sluice.codec.dubbo.DubboConstants;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,6 +27,8 @@ import org.junit.jupiter.api.Timeout;
 /** {@link SluiceServer} on its default {@link ServicePool}: blocking services, the pool's limits, end to end. */
 @Timeout(120)
 class ServicePoolServerTest {
+    /** Calls each lost-call test sends to a pool that will not run them. */
+    private static final int LOST_CALLS = 30;
 
     /** The service under test; its methods block the way a service calling a database would. */
     public interface ProbeService {
@@ -40,6 +48,7 @@ class ServicePoolServerTest {
         final AtomicInteger maxSleeping = new AtomicInteger();
         final CountDownLatch released = new CountDownLatch(1);
         final AtomicInteger holding = new AtomicInteger();
+        final AtomicInteger echoes = new AtomicInteger();
         /** The thread that ran the last {@link #echo}. */
         volatile Thread echoedOn;
 
@@ -75,6 +84,7 @@ class ServicePoolServerTest {
 
         @Override
         public String echo(String s) {
+            echoes.incrementAndGet();
             echoedOn = Thread.currentThread();
             return s;
         }
@@ -243,6 +253,114 @@ class ServicePoolServerTest {
         impl.released.countDown();
         assertEquals("held", running.get(60, TimeUnit.SECONDS));
         assertEquals("queued", waiting.get(60, TimeUnit.SECONDS));
+    }
+
+    /**
+     * docs/reliability.md E25c: calls a caller's {@code ThreadPoolExecutor} with {@code DiscardPolicy} drops (its one
+     * thread busy, its queue of one full) are answered with status 100 once the dropped tasks are collected, give
+     * back their budget bytes and in-flight places, and never run; the server serves on and closes promptly.
+     */
+    @Test
+    void callsADiscardingPoolDropsAreAnsweredAndGiveBackTheirBudgetAndInFlight() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1),
+                new ThreadPoolExecutor.DiscardPolicy());
+        closeables.add(pool::shutdownNow);
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = start(SluiceServer.builder().port(0).executor(pool).register(ProbeService.class, impl));
+        ProbeService probe = client(server);
+        Future<String> held = callers.submit(probe::hold);
+        awaitCondition(() -> impl.holding.get() == 1, "the pool's one thread is busy");
+        Future<String> queued = callers.submit(() -> probe.echo("queued"));
+        awaitCondition(() -> pool.getQueue().size() == 1, "a call waits in the pool's queue");
+        long queuedBytes = server.stats().queuedRequestBytes();
+        assertTrue(queuedBytes > 0, "the waiting call is charged to the budget");
+
+        List<Future<String>> dropped = new ArrayList<>();
+        for (int i = 0; i < LOST_CALLS; i++) {
+            String tag = "dropped-" + i;
+            dropped.add(callers.submit(() -> probe.echo(tag)));
+        }
+        // A dropped task is found once it is unreachable: collect until every caller has its answer.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!dropped.stream().allMatch(Future::isDone)) {
+            assertTrue(System.nanoTime() < deadline, "every caller of a dropped call is answered within 20 s: "
+                    + dropped.stream().filter(Future::isDone).count() + " of " + LOST_CALLS + " are");
+            System.gc();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // not a sync: paces the collections
+        }
+        for (Future<String> f : dropped) {
+            assertNotExecuted(f, "dropped the call");
+        }
+        assertEquals(LOST_CALLS, server.stats().refusedRequests());
+        assertEquals(queuedBytes, server.stats().queuedRequestBytes(), "only the waiting call is charged");
+        assertEquals(2, server.inFlight(), "the running and the waiting call");
+
+        impl.released.countDown();
+        assertEquals("held", held.get(30, TimeUnit.SECONDS));
+        assertEquals("queued", queued.get(30, TimeUnit.SECONDS));
+        assertEquals(1, impl.echoes.get(), "no dropped call ran");
+        awaitCondition(() -> server.inFlight() == 0, "nothing is left in flight");
+        assertEquals(0, server.stats().queuedRequestBytes(), "the budget is empty again");
+        assertEquals("again", probe.echo("again"), "a later call is served");
+        assertClosesPromptly(server);
+    }
+
+    /**
+     * docs/reliability.md E25c: calls a real {@code ThreadPoolExecutor} cannot take because its threads cannot start
+     * ({@code execute} throws the {@link OutOfMemoryError} a JVM out of native threads gives) are answered with status
+     * 100 naming the error, give back their budget bytes and in-flight places, and never run; once a thread can start,
+     * calls are served again, and the server closes promptly.
+     */
+    @Test
+    void callsAPoolThrowsAnErrorForAreAnsweredAndGiveBackTheirBudgetAndInFlight() throws Exception {
+        AtomicBoolean threadsFail = new AtomicBoolean(true);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(100),
+                r -> {
+                    if (threadsFail.get()) {
+                        throw new OutOfMemoryError("unable to create native thread: possibly out of memory");
+                    }
+                    Thread t = new Thread(r, "service-pool-server-test-worker");
+                    t.setDaemon(true);
+                    return t;
+                });
+        closeables.add(pool::shutdownNow);
+        ProbeImpl impl = new ProbeImpl();
+        SluiceServer server = start(SluiceServer.builder().port(0).executor(pool).register(ProbeService.class, impl));
+        ProbeService probe = client(server);
+        List<Future<String>> refused = new ArrayList<>();
+        for (int i = 0; i < LOST_CALLS; i++) {
+            String tag = "refused-" + i;
+            refused.add(callers.submit(() -> probe.echo(tag)));
+        }
+        for (Future<String> f : refused) {
+            assertNotExecuted(f, "OutOfMemoryError");
+        }
+        assertEquals(LOST_CALLS, server.stats().refusedRequests());
+        assertEquals(0, server.stats().queuedRequestBytes(), "the budget is empty again");
+        assertEquals(0, server.inFlight(), "nothing is left in flight");
+        assertEquals(0, impl.echoes.get(), "no refused call ran");
+
+        threadsFail.set(false);
+        assertEquals("again", probe.echo("again"), "a later call is served once the pool can start a thread");
+        assertClosesPromptly(server);
+    }
+
+    /** The call of {@code f} failed with status 100, not executed, for {@code why}; not by its timeout. */
+    private static void assertNotExecuted(Future<String> f, String why) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(20, TimeUnit.SECONDS));
+        RpcException rpc = assertInstanceOf(RpcException.class, e.getCause());
+        assertEquals(DubboConstants.STATUS_SERVER_THREADPOOL_EXHAUSTED, rpc.status(), rpc.getMessage());
+        assertTrue(rpc.getMessage().contains(why) && rpc.getMessage().contains("not executed"), rpc.getMessage());
+    }
+
+    /** A graceful close with nothing in flight completes long before its wait. */
+    private static void assertClosesPromptly(SluiceServer server) throws Exception {
+        Duration wait = Duration.ofSeconds(30);
+        long start = System.nanoTime();
+        server.close(wait).get(wait.toSeconds() + 10, TimeUnit.SECONDS);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis < wait.toMillis() / 3, "the close took " + millis + " ms of its " + wait.toMillis()
+                + " ms wait");
     }
 
     /** Waits for a state another thread reaches (no fixed sleep): yields until it holds or 30 s pass. */

@@ -18,6 +18,7 @@ import dev.sluice.rpc.SluiceServer;
 import dev.sluice.transport.ConnectionStalledException;
 import dev.sluice.transport.NativeTransport;
 import dev.sluice.transport.SendState;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.EventLoops;
 import java.nio.file.Files;
@@ -176,11 +177,27 @@ class FrozenProcessTest {
         Path stopFile = dir.resolve("stop");
         Files.deleteIfExists(stopFile);
         TransportOptions options = TransportOptions.builder().nativeTransport(kind).build();
+        // Reading paused and resumed, as the server's write queues report it: only the frozen client's connection
+        // ever goes over the cap (the bystander reads its answers).
+        AtomicLong pauses = new AtomicLong();
+        AtomicLong resumes = new AtomicLong();
+        TransportObserver readPauses = new TransportObserver() {
+            @Override
+            public void readingPaused() {
+                pauses.incrementAndGet();
+            }
+
+            @Override
+            public void readingResumed() {
+                resumes.incrementAndGet();
+            }
+        };
         // A fixed 64 KiB send buffer on the server: the kernel cannot take more of the frozen client's answers by
         // growing it, so the server, over its cap, has nothing that would let it read again, and it reads only the
         // few requests whose answers fill that buffer and the cap while many more wait in its socket.
         try (SluiceServer server = SluiceServer.builder().port(0)
-                .options(options.toBuilder().pendingBytesCap(cap).socketBuffers(64 * 1024, 0).build())
+                .options(options.toBuilder().pendingBytesCap(cap).socketBuffers(64 * 1024, 0).observer(readPauses)
+                        .build())
                 .register(CountedService.class, new CountedService.Impl(id -> {
                     if (id > 0) { // the frozen client's calls; the bystander's have id 0
                         executed.incrementAndGet();
@@ -201,18 +218,25 @@ class FrozenProcessTest {
                 Await.until(() -> executed.get() >= 2_000, Duration.ofSeconds(60), "the stream is flowing");
                 child.freeze();
                 // The frozen client's requests keep arriving until the server stops reading them: bytes wait
-                // unread in the server's socket, and stay unread while the server runs on.
+                // unread in the server's socket, and stay unread while the server runs on. The known point after
+                // which no call of the frozen client can run: its connection's reading is paused (and not resumed
+                // since) and every call read before the pause has finished. Only a resume could add one.
                 int childPort = -1;
                 String seen = "";
+                long resumesAtPause;
                 long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (true) {
                     Map<Integer, Long> unread = TcpConnections.unreadBytes(server.port());
                     unread.keySet().removeAll(bystanderPorts);
-                    seen = "unread bytes by client port " + unread + ", calls run " + executed.get() + ", "
-                            + server.stats();
+                    resumesAtPause = resumes.get();
+                    boolean paused = pauses.get() > resumesAtPause;
+                    seen = "unread bytes by client port " + unread + ", calls run " + executed.get() + ", reading"
+                            + " paused " + pauses.get() + " times, resumed " + resumesAtPause + " times, calls in"
+                            + " flight " + server.inFlight() + ", " + server.stats();
                     if (unread.size() == 1) {
                         childPort = unread.keySet().iterator().next();
-                        if (unread.get(childPort) > 0 && quiet(executed, Duration.ofMillis(500))) {
+                        if (unread.get(childPort) > 0 && paused && server.inFlight() == 0
+                                && resumes.get() == resumesAtPause) {
                             break;
                         }
                     }
@@ -238,6 +262,7 @@ class FrozenProcessTest {
                         + " later; calls run %d -> %d; direct memory grew at most %d KiB (cap %d KiB)%n", kind,
                         unreadAtPause / 1024, unreadLater / 1024, executedAtPause, executed.get(), worst / 1024,
                         cap / 1024);
+                assertEquals(resumesAtPause, resumes.get(), "the frozen client's connection never read again");
                 assertEquals(unreadAtPause, unreadLater, "the server did not read the frozen client's connection");
                 assertEquals(executedAtPause, executed.get(), "no request of the frozen client"
                         + " was read");
@@ -261,10 +286,4 @@ class FrozenProcessTest {
         }
     }
 
-    /** True when {@code counter} does not move for {@code period}. */
-    private static boolean quiet(AtomicLong counter, Duration period) {
-        long at = counter.get();
-        LockSupport.parkNanos(period.toNanos());
-        return counter.get() == at;
-    }
 }

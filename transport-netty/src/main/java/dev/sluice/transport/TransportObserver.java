@@ -47,6 +47,18 @@ public interface TransportObserver {
     default void pendingBytesExceeded() {
     }
 
+    /**
+     * A connection stopped reading because its outbound side is over the pending-bytes cap (its peer does not read
+     * what it asked for); called on its event loop once reading is off, so nothing more is read from it until
+     * {@link #readingResumed()}.
+     */
+    default void readingPaused() {
+    }
+
+    /** A connection whose reading was paused ({@link #readingPaused()}) reads again: its outbound side drained. */
+    default void readingResumed() {
+    }
+
     /** Undecodable input closed a connection. */
     default void decodeError() {
     }

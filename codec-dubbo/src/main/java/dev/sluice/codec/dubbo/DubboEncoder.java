@@ -27,7 +27,9 @@ import java.util.Map;
  * <p><b>Payload limit</b> (body bytes; ≤ 0 disables): a request over it fails with
  * {@link FrameTooLargeException} (the transport releases the buffer); a response over it is replaced, in the same
  * buffer, by a status-25 SERIALIZATION_ERROR response with the same id saying "Data length too large: N, max
- * payload: M", and any other response failure by a status-50 BAD_RESPONSE, as a Dubbo provider does. A request value
+ * payload: M", and any other response failure by a status-50 BAD_RESPONSE, as a Dubbo provider does. A response's
+ * encoding stops as soon as its body passes the limit (N is then the size it had reached), so an oversized value
+ * never costs the buffer much more than the limit. A request value
  * that cannot be serialized fails with {@link DubboSerializationException}.
  *
  * <p><b>Serializations:</b> fastjson2 (23) and hessian2 (2), Dubbo 3.3's default, for every message; hessian2 bodies
@@ -191,25 +193,49 @@ public final class DubboEncoder implements FrameEncoder {
         }
     }
 
+    /**
+     * Writes the response, or in its place a status-25 error when its body is over the payload limit: the value and
+     * attachments are written through a {@link Items} bounded at the limit, which stops the encoding with
+     * {@link PayloadLimitReached} before a write would pass it, so a huge value costs the buffer at most about the
+     * limit, not its whole size (docs/reliability.md A9a). fastjson2 builds each item in its own heap buffer first
+     * (which it caps at 64 MiB); the copy into {@code out} is what is bounded here. hessian-lite writes through its
+     * own 8 KiB buffer, so it stops at the limit on the heap too.
+     */
     private void encodeResponse(DubboResponse resp, ByteBuf out) {
         int start = out.writerIndex();
+        int bodyStart = start + DubboConstants.HEADER_LENGTH;
+        int limit = payloadLimit > 0 ? (int) Math.min(Integer.MAX_VALUE, (long) bodyStart + payloadLimit)
+                : Integer.MAX_VALUE;
         try {
-            writeResponse(resp, out);
-            int len = out.writerIndex() - start - DubboConstants.HEADER_LENGTH;
+            writeResponse(resp, out, new Items(out, bodyStart, limit));
+            int len = out.writerIndex() - bodyStart;
             if (payloadLimit > 0 && len > payloadLimit) {
-                out.writerIndex(start);
-                // Dubbo's text (without its channel part), so Dubbo consumers and operators recognise it.
-                writeError(out, resp.id(), resp.serializationId(), DubboConstants.STATUS_SERIALIZATION_ERROR,
-                        "Data length too large: " + len + ", max payload: " + payloadLimit);
+                tooLarge(resp, out, start, len);
             }
         } catch (RuntimeException e) {
-            out.writerIndex(start);
-            writeError(out, resp.id(), resp.serializationId(), DubboConstants.STATUS_BAD_RESPONSE,
-                    "Failed to send response: " + describe(resp) + ", cause: " + e);
+            PayloadLimitReached over = PayloadLimitReached.in(e);
+            if (over != null) {
+                tooLarge(resp, out, start, over.reached);
+            } else {
+                out.writerIndex(start);
+                writeError(out, resp.id(), resp.serializationId(), DubboConstants.STATUS_BAD_RESPONSE,
+                        "Failed to send response: " + describe(resp) + ", cause: " + e);
+            }
         }
     }
 
-    private static void writeResponse(DubboResponse resp, ByteBuf out) {
+    /**
+     * Replaces what was written from {@code start} by a status-25 error. {@code len} is the body's size, or, when the
+     * encoding stopped at the limit, the size it had reached: the body is at least that large.
+     */
+    private void tooLarge(DubboResponse resp, ByteBuf out, int start, long len) {
+        out.writerIndex(start);
+        // Dubbo's text (without its channel part), so Dubbo consumers and operators recognise it.
+        writeError(out, resp.id(), resp.serializationId(), DubboConstants.STATUS_SERIALIZATION_ERROR,
+                "Data length too large: " + len + ", max payload: " + payloadLimit);
+    }
+
+    private static void writeResponse(DubboResponse resp, ByteBuf out, Items items) {
         byte ser = resp.serializationId();
         if (resp.isHeartbeat()) {
             writeHeader(out, DubboConstants.FLAG_EVENT | ser, DubboConstants.STATUS_OK, resp.id());
@@ -220,7 +246,7 @@ public final class DubboEncoder implements FrameEncoder {
             writeError(out, resp.id(), ser, resp.status(), resp.errorMessage());
         } else {
             if (ser == DubboConstants.SERIALIZATION_HESSIAN2) {
-                writeHessian2Result(resp, out);
+                writeHessian2Result(resp, out, items);
                 return;
             }
             if (ser != DubboConstants.SERIALIZATION_FASTJSON2) {
@@ -233,7 +259,6 @@ public final class DubboEncoder implements FrameEncoder {
             out.writeInt(2);
             out.writeByte(Jsonb.INT8);
             out.writeByte(flag);
-            Items items = new Items(out);
             if (resp.hasException()) {
                 items.writeObject(resp.exception());
             } else if (flag == DubboConstants.RESPONSE_VALUE
@@ -248,7 +273,7 @@ public final class DubboEncoder implements FrameEncoder {
     }
 
     /** One hessian2 stream: the result flag (an int, as Dubbo writes it), the value or exception, the attachments. */
-    private static void writeHessian2Result(DubboResponse resp, ByteBuf out) {
+    private static void writeHessian2Result(DubboResponse resp, ByteBuf out, Items stream) {
         writeHeader(out, DubboConstants.SERIALIZATION_HESSIAN2, DubboConstants.STATUS_OK, resp.id());
         int bodyStart = out.writerIndex();
         byte flag = resp.resultFlag();
@@ -263,7 +288,7 @@ public final class DubboEncoder implements FrameEncoder {
         if (resp.hasAttachments()) {
             values[n++] = plainMap(resp.attachments());
         }
-        Hessian2Values.write(out, n == values.length ? values : Arrays.copyOf(values, n));
+        Hessian2Values.write(stream, n == values.length ? values : Arrays.copyOf(values, n));
         out.setInt(bodyStart - 4, out.writerIndex() - bodyStart);
     }
 
@@ -322,19 +347,64 @@ public final class DubboEncoder implements FrameEncoder {
         return b;
     }
 
-    /** Writes length-prefixed JSONB items into one frame's buffer; one instance per frame, one thread. */
+    /**
+     * The body's size when the encoding stopped, before a write would pass the payload limit: the body is at least
+     * this large. Thrown inside the encoder only, and turned into a status-25 response there; hessian-lite may wrap it.
+     */
+    static final class PayloadLimitReached extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final long reached;
+
+        PayloadLimitReached(long reached) {
+            super("the body reached " + reached + " bytes, over the payload limit", null, false, false);
+            this.reached = reached;
+        }
+
+        /** {@code e} or the first of its causes that is one, else null. */
+        static PayloadLimitReached in(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof PayloadLimitReached) {
+                    return (PayloadLimitReached) t;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Writes length-prefixed JSONB items (or, as an {@link OutputStream}, a hessian2 stream) into one frame's buffer,
+     * refusing with {@link PayloadLimitReached} any write that would pass {@code limit}, a writer index; one instance
+     * per frame, one thread.
+     */
     private static final class Items extends OutputStream {
         private final ByteBuf out;
+        private final int bodyStart;
+        private final int limit;
         private JSONWriter.Context context;
 
         Items(ByteBuf out) {
+            this(out, out.writerIndex(), Integer.MAX_VALUE);
+        }
+
+        Items(ByteBuf out, int bodyStart, int limit) {
             this.out = out;
+            this.bodyStart = bodyStart;
+            this.limit = limit;
+        }
+
+        /** Throws unless {@code n} more bytes stay within the limit. */
+        private void room(int n) {
+            long end = (long) out.writerIndex() + n;
+            if (end > limit) {
+                throw new PayloadLimitReached(end - bodyStart);
+            }
         }
 
         void writeString(String s) {
             if (s == null) {
                 out.writeBytes(NULL_ITEM);
             } else if (Jsonb.isAscii(s)) {
+                room(4 + Jsonb.asciiStringSize(s.length()));
                 out.writeInt(Jsonb.asciiStringSize(s.length()));
                 Jsonb.writeAsciiString(out, s);
             } else {
@@ -357,7 +427,9 @@ public final class DubboEncoder implements FrameEncoder {
         /** Attachments travel as a plain {@code HashMap} (untagged), like Dubbo's. */
         void writeAttachments(Map<String, Object> attachments) {
             if (attachments instanceof EncodedAttachments) {
-                out.writeBytes(((EncodedAttachments) attachments).fastjson2Item());
+                byte[] item = ((EncodedAttachments) attachments).fastjson2Item();
+                room(item.length);
+                out.writeBytes(item);
             } else if (attachments == DubboResponse.DEFAULT_ATTACHMENTS) {
                 out.writeBytes(DEFAULT_ATTACHMENTS_ITEM);
             } else if (attachments == null || attachments.isEmpty()) {
@@ -386,6 +458,7 @@ public final class DubboEncoder implements FrameEncoder {
                 }
                 size += Jsonb.asciiStringSize(((String) k).length()) + Jsonb.asciiStringSize(((String) v).length());
             }
+            room(4 + size);
             out.writeInt(size);
             out.writeByte(Jsonb.OBJECT_START);
             for (Map.Entry<String, Object> e : map.entrySet()) {
@@ -415,11 +488,13 @@ public final class DubboEncoder implements FrameEncoder {
 
         @Override
         public void write(int b) {
+            room(1);
             out.writeByte(b);
         }
 
         @Override
         public void write(byte[] b, int off, int len) {
+            room(len);
             out.writeBytes(b, off, len);
         }
     }

@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Type;
 import java.util.HashMap;
@@ -109,8 +110,13 @@ final class Hessian2Values {
      * @throws IllegalArgumentException when hessian-lite cannot write a value (e.g. not {@code Serializable})
      */
     static void write(ByteBuf out, Object... values) {
+        write(new ByteBufOutputStream(out), values);
+    }
+
+    /** As {@link #write(ByteBuf, Object...)}, into {@code stream} (one that may refuse to take more). */
+    static void write(OutputStream stream, Object... values) {
         Hessian2Output h = OUTPUT.get();
-        h.init(new ByteBufOutputStream(out));
+        h.init(stream);
         try {
             for (Object v : values) {
                 h.writeObject(v);

@@ -84,7 +84,55 @@ class EncoderTest {
         DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class), frame);
         assertEquals(0x1234L, r.id());
         assertEquals(DubboConstants.STATUS_SERIALIZATION_ERROR, r.status());
-        assertEquals("Data length too large: " + body + ", max payload: 1000", r.errorMessage());
+        // The encoding stops once the body passes the limit, so the size named is what it had reached by then.
+        String prefix = "Data length too large: ";
+        String suffix = ", max payload: 1000";
+        assertTrue(r.errorMessage().startsWith(prefix) && r.errorMessage().endsWith(suffix), r.errorMessage());
+        long reached = Long.parseLong(r.errorMessage().substring(prefix.length(),
+                r.errorMessage().length() - suffix.length()));
+        assertTrue(reached > 1000 && reached <= body, "reached " + reached + " of a " + body + "-byte body");
+    }
+
+    /**
+     * docs/reliability.md A9a: a value far over the payload limit is not encoded whole before the check. The buffer
+     * the encoder fills (a pooled direct buffer, as the transport gives it) grows to about the limit and no further,
+     * for every way a value is written: an ASCII string written by hand, a string fastjson2 writes, a list of
+     * objects, and each of them in hessian2; the caller still gets status 25 with the request's id.
+     */
+    @Test
+    void aValueFarOverThePayloadLimitIsNotEncodedInFull() {
+        int limit = 64 * 1024;
+        int size = 8 << 20; // 128 times the limit
+        List<User> users = new ArrayList<>();
+        for (int i = 0; users.size() * 64 < size; i++) {
+            User u = new User();
+            u.setId(i);
+            u.setName("user-" + "n".repeat(40) + i);
+            users.add(u);
+        }
+        Object[] values = {"a".repeat(size), "\u00e9".repeat(size / 2), users};
+        for (byte ser : new byte[] {DubboConstants.SERIALIZATION_FASTJSON2, DubboConstants.SERIALIZATION_HESSIAN2}) {
+            for (Object value : values) {
+                String what = value.getClass().getSimpleName() + " in serialization " + ser;
+                DubboResponse big = DubboResponse.value(0x4242L, ser, value, DubboResponse.DEFAULT_ATTACHMENTS);
+                DubboEncoder encoder = new DubboEncoder(limit);
+                ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer(encoder.sizeHint(big));
+                try {
+                    encoder.encode(big, out);
+                    int capacity = out.capacity();
+                    assertTrue(capacity <= 2 * limit + 1024, what + ": the buffer grew to " + capacity
+                            + " bytes for a payload limit of " + limit);
+                    DubboResponse r = (DubboResponse) Codecs.decodeOne(Codecs.clientDecoder(Object.class),
+                            ByteBufUtil.getBytes(out));
+                    assertEquals(0x4242L, r.id(), what);
+                    assertEquals(DubboConstants.STATUS_SERIALIZATION_ERROR, r.status(), what);
+                    assertTrue(r.errorMessage().startsWith("Data length too large: ")
+                            && r.errorMessage().endsWith(", max payload: " + limit), what + ": " + r.errorMessage());
+                } finally {
+                    out.release();
+                }
+            }
+        }
     }
 
     @Test

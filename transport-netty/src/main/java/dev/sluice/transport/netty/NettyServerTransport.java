@@ -12,10 +12,13 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.ssl.SslContext;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -36,10 +39,10 @@ import org.slf4j.LoggerFactory;
  * Dubbo consumer rewrites a loopback target to the machine's address). Thread-safe.
  *
  * <p><b>Limits</b> (all off unless set on the builder): a most number of open connections, in total and per remote
- * IP address, enforced as each connection is accepted: one over a limit is closed at once, before any byte is read,
- * and the refusal is counted ({@link #refusedConnections()}) and logged at WARN (at most once a second, with the
- * number refused since). A frame timeout closes a connection whose frame has begun to arrive and is not complete in
- * time ({@link #frameTimeouts()}; see {@link FrameDecoderAdapter}).
+ * IP address (an IPv6 peer per /64, see {@link #addressKey}), enforced as each connection is accepted: one over a
+ * limit is closed at once, before any byte is read, and the refusal is counted ({@link #refusedConnections()}) and
+ * logged at WARN (at most once a second, with the number refused since). A frame timeout closes a connection whose
+ * frame has begun to arrive and is not complete in time ({@link #frameTimeouts()}; see {@link FrameDecoderAdapter}).
  */
 public final class NettyServerTransport implements ServerTransport {
     private static final Logger log = LoggerFactory.getLogger(NettyServerTransport.class);
@@ -143,8 +146,9 @@ public final class NettyServerTransport implements ServerTransport {
         }
 
         /**
-         * Most connections open at once, in total and from one remote IP address; a connection over either is closed
-         * as it is accepted, with a logged reason. 0 means no limit (the default for both).
+         * Most connections open at once, in total and from one remote IP address (an IPv6 peer: from one /64); a
+         * connection over either is closed as it is accepted, with a logged reason. 0 means no limit (the default for
+         * both).
          */
         public Builder maxConnections(int total, int perAddress) {
             if (total < 0 || perAddress < 0) {
@@ -227,10 +231,47 @@ public final class NettyServerTransport implements ServerTransport {
     }
 
     /**
-     * Counts open connections, in total and per remote IP address, and refuses those over a limit. {@link #admit} runs
-     * on the accepted channel's event loop (several loops at once); the counts are released by the channel's close.
+     * The key a remote address is counted under for the per-address limit: an IPv4 address itself (an IPv4-mapped
+     * IPv6 address as that IPv4 address), a global IPv6 address by its /64, the host bits zeroed. One IPv6 host is
+     * usually given a whole /64, so counting per /128 would let it open the limit once per address it picks from it
+     * (docs/reliability.md E25d). Loopback and link-local IPv6 addresses count per address: every host on a link shares
+     * the link-local prefix fe80::/64. Any thread.
      */
-    private static final class ConnectionLimits {
+    static InetAddress addressKey(InetAddress address) {
+        if (!(address instanceof Inet6Address)) {
+            return address;
+        }
+        byte[] b = address.getAddress();
+        boolean mapped = true;
+        for (int i = 0; i < 10; i++) {
+            mapped &= b[i] == 0;
+        }
+        mapped &= b[10] == (byte) 0xff && b[11] == (byte) 0xff;
+        try {
+            if (mapped) {
+                return InetAddress.getByAddress(Arrays.copyOfRange(b, 12, 16));
+            }
+            if (address.isLoopbackAddress() || address.isLinkLocalAddress()) {
+                return address;
+            }
+            Arrays.fill(b, 8, 16, (byte) 0);
+            return InetAddress.getByAddress(b);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e); // 4 or 16 bytes are always an address
+        }
+    }
+
+    /** How a per-address key reads in a log line: the address, or the /64 it stands for. */
+    private static String describeKey(InetAddress key, InetAddress address) {
+        return key.equals(address) ? key.getHostAddress() : key.getHostAddress() + "/64";
+    }
+
+    /**
+     * Counts open connections, in total and per remote IP address ({@link #addressKey}), and refuses those over a
+     * limit. {@link #admit} runs on the accepted channel's event loop (several loops at once); the counts are released
+     * by the channel's close.
+     */
+    static final class ConnectionLimits {
         private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
         private final int maxTotal;
@@ -252,8 +293,9 @@ public final class NettyServerTransport implements ServerTransport {
             if (maxTotal <= 0 && maxPerAddress <= 0) {
                 return true;
             }
-            InetAddress address = ch.remoteAddress() instanceof InetSocketAddress
+            InetAddress remote = ch.remoteAddress() instanceof InetSocketAddress
                     ? ((InetSocketAddress) ch.remoteAddress()).getAddress() : null;
+            InetAddress address = remote == null ? null : addressKey(remote);
             for (;;) { // reserve a place without ever counting above the limit, so no refusal is spurious
                 int open = total.get();
                 if (maxTotal > 0 && open >= maxTotal) {
@@ -276,7 +318,7 @@ public final class NettyServerTransport implements ServerTransport {
                 });
                 if (!admitted[0]) {
                     total.decrementAndGet();
-                    refuse(ch, address.getHostAddress() + " has " + maxPerAddress
+                    refuse(ch, describeKey(address, remote) + " has " + maxPerAddress
                             + " connections open, the limit per address");
                     return false;
                 }

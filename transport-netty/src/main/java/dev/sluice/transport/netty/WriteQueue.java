@@ -607,6 +607,9 @@ final class WriteQueue {
         }
         readingPaused = true;
         channel.config().setAutoRead(false);
+        if (observer != null) {
+            observer.readingPaused();
+        }
         log.debug("Stopped reading {}: {} bytes wait to be written, over the cap of {}; the peer is not reading",
                 channel, pendingBytes.get(), pendingBytesCap);
         armResumeCheck();
@@ -623,6 +626,9 @@ final class WriteQueue {
         }
         readingPaused = false;
         channel.config().setAutoRead(true);
+        if (observer != null) {
+            observer.readingResumed();
+        }
         log.debug("Reading {} again: its outbound side drained below half the cap", channel);
     }
 
