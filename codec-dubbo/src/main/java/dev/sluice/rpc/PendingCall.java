@@ -7,8 +7,7 @@ import dev.sluice.transport.SendState;
 import dev.sluice.transport.WriteListener;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,23 +136,25 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
     }
 
     /**
-     * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
-     * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
-     * event loop or the timeout thread that got here, and never left pending forever.
+     * Completes {@code a} on the callback executor. When the executor does not take the task (it rejects it: shut
+     * down, saturated; or throws anything else: an {@link OutOfMemoryError} for a thread it could not start), the
+     * future still completes, with a {@link CallbackRejectedException} naming the executor and what it threw, on a
+     * {@link CallbackFallback} thread: never on the event loop or the timeout thread that got here, and never left
+     * pending forever. Nothing the executor throws escapes to the caller (an escape would kill the timeout thread, or
+     * lose the call on the event loop, which has already taken it from the table).
      */
     private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+        Executor executor = table.callbackExecutor();
         try {
-            table.callbackExecutor().execute(task);
-        } catch (RejectedExecutionException e) {
+            executor.execute(task);
+        } catch (Throwable e) { // NOPMD: whatever the executor throws, the call completes
             CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
-                    + outcome + ") but the client's callback executor rejected the task that completes its"
-                    + " future: " + e.getMessage() + ". Use a callback executor that accepts every task.", e);
-            log.warn("Callback executor rejected completing {}: {}", meta.description, e.toString());
-            try {
-                ForkJoinPool.commonPool().execute(() -> a.completeExceptionally(error));
-            } catch (RejectedExecutionException again) {
-                a.completeExceptionally(error);
-            }
+                    + outcome + ") but the client's callback executor " + executor + " threw " + e
+                    + " instead of taking the task that completes its future. Use a callback executor that accepts"
+                    + " every task.", e);
+            log.warn("Callback executor {} did not take the task completing {}: {}", executor, meta.description,
+                    e.toString());
+            CallbackFallback.run(() -> a.completeExceptionally(error));
         }
     }
 }

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The table of a {@link SluiceClient}'s calls waiting for a response, keyed by request id, with their timeouts.
@@ -42,6 +44,7 @@ import java.util.concurrent.locks.LockSupport;
  * its deadline and one sweep period later, as the wheel's 10 ms tick did. Synchronous callers time out themselves.
  */
 final class PendingCalls {
+    private static final Logger log = LoggerFactory.getLogger(PendingCalls.class);
     /** Slots of the table: a power of two, more than the calls a client keeps in flight. */
     static final int SLOTS = 4096;
     /** How often the timeout thread looks for asynchronous calls past their deadline. */
@@ -153,7 +156,12 @@ final class PendingCalls {
         Thread t = new Thread(this::sweepLoop, "sluice-client-timeouts");
         t.setDaemon(true);
         sweeper = t;
-        t.start();
+        try {
+            t.start();
+        } catch (Throwable e) { // NOPMD: no thread (an OutOfMemoryError); the next asynchronous call tries again
+            sweeper = null;
+            throw e;
+        }
     }
 
     /**
@@ -162,18 +170,43 @@ final class PendingCalls {
      * registered after it sees the flag and wakes this thread), then parks.
      */
     private void sweepLoop() {
-        while (!closed) {
-            if (sweep() == 0) {
-                sweeperIdle.set(true);
-                if (sweep() == 0) {
-                    while (sweeperIdle.get() && !closed) {
-                        LockSupport.park(this);
+        boolean stopped = false;
+        try {
+            while (!closed) {
+                try {
+                    if (sweep() == 0) {
+                        sweeperIdle.set(true);
+                        if (sweep() == 0) {
+                            while (sweeperIdle.get() && !closed) {
+                                LockSupport.park(this);
+                            }
+                        } else {
+                            sweeperIdle.set(false);
+                        }
                     }
-                } else {
+                } catch (Throwable t) { // NOPMD: nothing a call's completion throws may stop every later timeout
                     sweeperIdle.set(false);
+                    log.error("The timeout thread of the client to {} caught an error and keeps sweeping", remote, t);
                 }
+                LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS));
             }
-            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS));
+            stopped = true;
+        } finally {
+            if (!stopped) {
+                restartSweeper(); // the guard itself threw (an Error while logging, say): a new thread takes over
+            }
+        }
+    }
+
+    private void restartSweeper() {
+        synchronized (this) {
+            sweeper = null;
+        }
+        sweeperIdle.set(false);
+        try {
+            startSweeper();
+        } catch (Throwable t) { // NOPMD: no thread now; the next asynchronous call starts one (sweeper is null)
+            log.error("The timeout thread of the client to {} died and could not be restarted", remote, t);
         }
     }
 
