@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  *   <li>the thread that closes the client ({@link SluiceClient#close()}).</li>
  * </ul>
  * Only the one that removed the call from the table completes it, so it completes once. A synchronous caller that
- * stops waiting (timeout, interrupt) removes the call itself and throws instead of completing it. An asynchronous
+ * stops waiting (timeout, interrupt) removes the call itself and throws instead of completing it; when another
+ * thread removed it first, the caller takes the outcome that thread completes it with
+ * ({@link PendingCalls#await}). An asynchronous
  * call's caller-visible future ({@link #async}) is then completed on the client's callback executor, never on the
  * event loop or the timeout thread.
  *

@@ -11,10 +11,13 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -243,6 +246,40 @@ final class PendingCalls {
     void timeOut(PendingCall call) {
         if (remove(call)) {
             call.fail(timeoutException(call));
+        }
+    }
+
+    /**
+     * Waits for the response of a synchronous call, for at most its timeout, and returns it; throws what failed the
+     * call, or the timeout. When the wait ends (timeout, interrupt) but the call is no longer in the table, the
+     * event loop took it first (with its answer, or a failure) and completes it at once: that outcome is the call's,
+     * so it is returned or thrown, never reported as a timeout. The calling thread.
+     */
+    DubboResponse await(PendingCall call) throws Throwable {
+        try {
+            return (DubboResponse) call.get(call.meta.timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            if (remove(call)) {
+                throw timeoutException(call);
+            }
+            return outcome(call);
+        } catch (ExecutionException e) {
+            throw e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            if (remove(call)) {
+                throw new RpcException(0, "Interrupted while waiting for " + call.meta.description, false, e);
+            }
+            return outcome(call);
+        }
+    }
+
+    /** The outcome of a call that another thread took from the table, which completes it right after taking it. */
+    private static DubboResponse outcome(PendingCall call) throws Throwable {
+        try {
+            return (DubboResponse) call.join();
+        } catch (CompletionException e) {
+            throw e.getCause();
         }
     }
 
