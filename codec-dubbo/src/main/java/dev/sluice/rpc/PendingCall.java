@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the event loop, with the response ({@link ClientHandler}) or a write failure ({@link #onWriteFailed},
  *       {@link #onWriteOutcomeUnknown}) or a lost connection ({@link PendingCalls#failAll});</li>
- *   <li>the client's timeout thread, when an asynchronous call times out ({@link PendingCalls#timeOut});</li>
+ *   <li>the timeout thread ({@link TimeoutSweeper}), when an asynchronous call times out
+ *       ({@link PendingCalls#timeOut});</li>
  *   <li>the thread that closes the client ({@link SluiceClient#close()}).</li>
  * </ul>
  * Only the one that removed the call from the table completes it, so it completes once. A synchronous caller that
