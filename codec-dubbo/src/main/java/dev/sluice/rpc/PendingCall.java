@@ -139,17 +139,32 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
     }
 
     /**
+     * Fails this timed-out asynchronous call (the timeout thread). Its future completes on the callback executor, or,
+     * when the executor has not started that within {@link TimeoutSweeper#HANDOFF_GRACE_MILLIS} (every thread of it
+     * blocked, say, in callbacks waiting for other calls), on a {@link CallbackFallback} thread: a timeout never waits
+     * for a blocked callback executor, and never completes on an event loop or the timeout thread.
+     */
+    void timedOut(RpcTimeoutException error, TimeoutSweeper sweeper) {
+        CompletableFuture<Object> a = async;
+        TimeoutSweeper.Handoff handoff = new TimeoutSweeper.Handoff(() -> a.completeExceptionally(error));
+        if (onCallbackExecutor(a, handoff, "it failed: " + error)) {
+            sweeper.watch(handoff);
+        }
+    }
+
+    /**
      * Completes {@code a} on the callback executor. When the executor does not take the task (it rejects it: shut
      * down, saturated; or throws anything else: an {@link OutOfMemoryError} for a thread it could not start), the
      * future still completes, with a {@link CallbackRejectedException} naming the executor and what it threw, on a
      * {@link CallbackFallback} thread: never on the event loop or the timeout thread that got here, and never left
      * pending forever. Nothing the executor throws escapes to the caller (an escape would kill the timeout thread, or
-     * lose the call on the event loop, which has already taken it from the table).
+     * lose the call on the event loop, which has already taken it from the table). True when the executor took it.
      */
-    private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+    private boolean onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
         Executor executor = table.callbackExecutor();
         try {
             executor.execute(task);
+            return true;
         } catch (Throwable e) { // NOPMD: whatever the executor throws, the call completes
             CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
                     + outcome + ") but the client's callback executor " + executor + " threw " + e
@@ -158,6 +173,7 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
             log.warn("Callback executor {} did not take the task completing {}: {}", executor, meta.description,
                     e.toString());
             CallbackFallback.run(() -> a.completeExceptionally(error));
+            return false;
         }
     }
 }

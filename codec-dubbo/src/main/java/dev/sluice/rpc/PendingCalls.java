@@ -178,10 +178,10 @@ final class PendingCalls {
         return 0;
     }
 
-    /** The timeout thread. */
+    /** Times out an asynchronous call. The timeout thread. */
     void timeOut(PendingCall call) {
         if (remove(call)) {
-            call.fail(timeoutException(call));
+            call.timedOut(timeoutException(call), timeouts);
         }
     }
 

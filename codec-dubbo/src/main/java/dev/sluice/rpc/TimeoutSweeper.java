@@ -1,5 +1,6 @@
 package dev.sluice.rpc;
 
+import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,12 @@ import org.slf4j.LoggerFactory;
  * out those past their deadline, each by its own client's timeout. A table is <em>armed</em> (in the sweep) from its
  * first waiting asynchronous call until a sweep finds none; with no table armed the thread parks until one is. One
  * thread for all clients, instead of one per client, means N providers cost one thread and one sweep period, not N.
+ *
+ * <p>A timed-out call's future is completed on its client's callback executor, as every asynchronous outcome is. The
+ * timeout thread watches that hand-off: a completion the executor has not started within
+ * {@link #HANDOFF_GRACE_MILLIS} (every thread of it blocked, say, in callbacks that wait for other calls) moves to a
+ * {@link CallbackFallback} thread, so a timeout never waits for a blocked pool and never runs user callbacks on an
+ * event loop or on this thread.
  *
  * <p>Threads: {@link #arm} and {@link #ensureRunning} run on calling threads and never block; everything else runs on
  * the timeout thread, which is started at the first asynchronous call, never runs user code and survives anything a
@@ -33,12 +40,45 @@ final class TimeoutSweeper {
     static final String THREAD_NAME = "sluice-client-timeouts";
     private static final TimeoutSweeper SHARED = new TimeoutSweeper();
 
+    /**
+     * How long a timed-out call's completion may wait for its callback executor to start it before the timeout
+     * thread hands it to a {@link CallbackFallback} thread.
+     */
+    static final long HANDOFF_GRACE_MILLIS = 50;
+    private static final long HANDOFF_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(HANDOFF_GRACE_MILLIS);
+    /** At most one warning about a callback executor that does not start completions per this period. */
+    private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     /** The tables with asynchronous calls waiting; each at most once (its armed flag guards the adding). */
     private final ConcurrentLinkedQueue<PendingCalls> armed = new ConcurrentLinkedQueue<>();
     /** The timeout thread found no table armed and parks until {@link #arm} wakes it. */
     private final AtomicBoolean idle = new AtomicBoolean();
     /** The timeout thread; null before the first asynchronous call, or after it died and could not be replaced. */
     private volatile Thread thread;
+    /** Completions of timed-out calls handed to their callback executors and not yet seen started; timeout thread. */
+    private final ArrayDeque<Handoff> handoffs = new ArrayDeque<>();
+    private long lastWarnNanos = System.nanoTime() - WARN_EVERY_NANOS;
+
+    /**
+     * The task completing a timed-out call's future, which runs once: on the callback executor, or, when that has not
+     * started it within {@link #HANDOFF_GRACE_MILLIS}, on a {@link CallbackFallback} thread.
+     */
+    static final class Handoff extends AtomicBoolean implements Runnable {
+        private static final long serialVersionUID = 1L;
+        private final transient Runnable task;
+        private final long handedNanos = System.nanoTime();
+
+        Handoff(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            if (compareAndSet(false, true)) {
+                task.run();
+            }
+        }
+    }
 
     private TimeoutSweeper() {}
 
@@ -89,7 +129,8 @@ final class TimeoutSweeper {
             while (thread == Thread.currentThread()) {
                 try {
                     sweepArmed();
-                    if (armed.isEmpty()) {
+                    rescueHandoffs();
+                    if (armed.isEmpty() && handoffs.isEmpty()) {
                         idle.set(true);
                         if (armed.isEmpty()) {
                             while (idle.get()) {
@@ -119,6 +160,45 @@ final class TimeoutSweeper {
         }
         if (!armed.isEmpty()) {
             start();
+        }
+    }
+
+    /**
+     * Watches {@code handoff}, just given to a callback executor, until it starts; the timeout thread (a timed-out
+     * call is completed by the thread that times it out: {@link PendingCall#timedOut}).
+     */
+    void watch(Handoff handoff) {
+        handoffs.add(handoff);
+    }
+
+    /**
+     * Moves completions that their callback executor has not started within {@link #HANDOFF_GRACE_MILLIS} to a
+     * {@link CallbackFallback} thread: when every thread of the executor is blocked (callbacks waiting for other
+     * calls, say), a timeout still completes its future, and never on an event loop or this thread.
+     */
+    private void rescueHandoffs() {
+        if (handoffs.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        int rescued = 0;
+        for (Iterator<Handoff> it = handoffs.iterator(); it.hasNext(); ) {
+            Handoff h = it.next();
+            if (h.get()) {
+                it.remove(); // started by its executor
+            } else if (now - h.handedNanos >= HANDOFF_GRACE_NANOS) {
+                it.remove();
+                if (h.compareAndSet(false, true)) {
+                    rescued++;
+                    CallbackFallback.run(h.task);
+                }
+            }
+        }
+        if (rescued > 0 && now - lastWarnNanos >= WARN_EVERY_NANOS) {
+            lastWarnNanos = now;
+            log.warn("A client's callback executor did not start completing {} timed-out call(s) within {} ms (are its"
+                    + " threads blocked?); they were completed on fallback threads (logged at most once a minute)",
+                    rescued, HANDOFF_GRACE_MILLIS);
         }
     }
 

@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.channel.EventLoop;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -25,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * docs/reliability.md D24a: a {@link SluiceClient} whose callback executor throws (not only
  * {@code RejectedExecutionException}: here the {@link OutOfMemoryError} a thread pool throws when it cannot start a
  * thread) loses no call and keeps timing calls out, whether the throw happens on the timeout thread or on the event
- * loop that read the answer.
+ * loop that read the answer. D24d: timeouts complete while every thread of the callback pool is blocked.
  */
 @Timeout(60)
 class ClientCallbackExecutorTest {
@@ -85,6 +88,7 @@ class ClientCallbackExecutorTest {
                 assertInstanceOf(RpcTimeoutException.class, timedOut.getCause());
             }
             assertEquals(0, client.pendingCalls());
+            neverAnswers.gates.values().forEach(g -> g.complete("late")); // the server need not wait for them
         }
     }
 
@@ -113,6 +117,65 @@ class ClientCallbackExecutorTest {
             assertEquals("works", echo.echo("works").get(BOUND_MILLIS, TimeUnit.MILLISECONDS),
                     "the client keeps working");
             assertEquals(0, client.pendingCalls());
+        }
+    }
+
+    /**
+     * Every thread of the default callback pool ({@link CallbackPool#MAX_THREADS}) is blocked, as by callbacks waiting
+     * for other calls: asynchronous calls to a provider that never answers still fail with their timeout, promptly,
+     * and not on an event loop.
+     */
+    @Test
+    void timeoutsCompleteWhileEveryCallbackThreadIsBlocked() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocked = new CountDownLatch(CallbackPool.MAX_THREADS);
+        Executor pool = CallbackPool.shared();
+        CallbackPoolTest.GatedEcho neverAnswers = new CallbackPoolTest.GatedEcho();
+        try (SluiceServer server = SluiceServer.builder().port(0).register(CallbackPoolTest.Echo.class, neverAnswers)
+                .start();
+             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
+                     .timeout(Duration.ofMillis(200)).failIfNotConnected(true).build()) {
+            try {
+                for (int i = 0; i < CallbackPool.MAX_THREADS; i++) {
+                    pool.execute(() -> {
+                        blocked.countDown();
+                        try {
+                            release.await(60, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                }
+                assertTrue(blocked.await(20, TimeUnit.SECONDS), blocked.getCount() + " of "
+                        + CallbackPool.MAX_THREADS + " callback threads never started");
+                CallbackPoolTest.Echo echo = client.proxy(CallbackPoolTest.Echo.class);
+                List<CompletableFuture<String>> calls = new ArrayList<>();
+                List<AtomicReference<String>> threads = new ArrayList<>();
+                long start = System.nanoTime();
+                for (int i = 0; i < 10; i++) {
+                    AtomicReference<String> thread = new AtomicReference<>();
+                    threads.add(thread);
+                    calls.add(echo.echo("never-" + i).whenComplete((v, t) -> thread.set(Thread.currentThread().getName()
+                            + (ThreadExecutorMap.currentExecutor() instanceof EventLoop ? " (event loop)" : ""))));
+                }
+                for (int i = 0; i < calls.size(); i++) {
+                    int n = i;
+                    ExecutionException e = assertThrows(ExecutionException.class,
+                            () -> calls.get(n).get(BOUND_MILLIS, TimeUnit.MILLISECONDS), "call " + n
+                                    + " never timed out while the callback pool was blocked");
+                    assertInstanceOf(RpcTimeoutException.class, e.getCause());
+                    String thread = threads.get(i).get();
+                    assertTrue(thread.startsWith("sluice-callback-fallback-"), "completed on " + thread);
+                }
+                long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(took < 3_000, "200 ms timeouts took " + took + " ms");
+            } finally {
+                release.countDown();
+            }
+            neverAnswers.gates.values().forEach(g -> g.complete("late")); // the server need not wait for them
+            neverAnswers.open("after");
+            assertEquals("after", client.proxy(CallbackPoolTest.Echo.class).echo("after")
+                    .get(BOUND_MILLIS, TimeUnit.MILLISECONDS), "answers complete on the released pool");
         }
     }
 }
