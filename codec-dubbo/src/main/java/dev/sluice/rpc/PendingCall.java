@@ -7,8 +7,7 @@ import dev.sluice.transport.SendState;
 import dev.sluice.transport.WriteListener;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,11 +20,14 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>the event loop, with the response ({@link ClientHandler}) or a write failure ({@link #onWriteFailed},
  *       {@link #onWriteOutcomeUnknown}) or a lost connection ({@link PendingCalls#failAll});</li>
- *   <li>the client's timeout thread, when an asynchronous call times out ({@link PendingCalls#timeOut});</li>
+ *   <li>the timeout thread ({@link TimeoutSweeper}), when an asynchronous call times out
+ *       ({@link PendingCalls#timeOut});</li>
  *   <li>the thread that closes the client ({@link SluiceClient#close()}).</li>
  * </ul>
  * Only the one that removed the call from the table completes it, so it completes once. A synchronous caller that
- * stops waiting (timeout, interrupt) removes the call itself and throws instead of completing it. An asynchronous
+ * stops waiting (timeout, interrupt) removes the call itself and throws instead of completing it; when another
+ * thread removed it first, the caller takes the outcome that thread completes it with
+ * ({@link PendingCalls#await}). An asynchronous
  * call's caller-visible future ({@link #async}) is then completed on the client's callback executor, never on the
  * event loop or the timeout thread.
  *
@@ -137,23 +139,41 @@ final class PendingCall extends CompletableFuture<Object> implements WriteListen
     }
 
     /**
-     * Completes {@code a} on the callback executor. When the executor rejects the task (shut down, saturated),
-     * the future still completes, with a {@link CallbackRejectedException}, on the common pool: never on the
-     * event loop or the timeout thread that got here, and never left pending forever.
+     * Fails this timed-out asynchronous call (the timeout thread). Its future completes on the callback executor, or,
+     * when the executor has not started that within {@link TimeoutSweeper#HANDOFF_GRACE_MILLIS} (every thread of it
+     * blocked, say, in callbacks waiting for other calls), on a {@link CallbackFallback} thread: a timeout never waits
+     * for a blocked callback executor, and never completes on an event loop or the timeout thread.
      */
-    private void onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+    void timedOut(RpcTimeoutException error, TimeoutSweeper sweeper) {
+        CompletableFuture<Object> a = async;
+        TimeoutSweeper.Handoff handoff = new TimeoutSweeper.Handoff(() -> a.completeExceptionally(error));
+        if (onCallbackExecutor(a, handoff, "it failed: " + error)) {
+            sweeper.watch(handoff);
+        }
+    }
+
+    /**
+     * Completes {@code a} on the callback executor. When the executor does not take the task (it rejects it: shut
+     * down, saturated; or throws anything else: an {@link OutOfMemoryError} for a thread it could not start), the
+     * future still completes, with a {@link CallbackRejectedException} naming the executor and what it threw, on a
+     * {@link CallbackFallback} thread: never on the event loop or the timeout thread that got here, and never left
+     * pending forever. Nothing the executor throws escapes to the caller (an escape would kill the timeout thread, or
+     * lose the call on the event loop, which has already taken it from the table). True when the executor took it.
+     */
+    private boolean onCallbackExecutor(CompletableFuture<Object> a, Runnable task, String outcome) {
+        Executor executor = table.callbackExecutor();
         try {
-            table.callbackExecutor().execute(task);
-        } catch (RejectedExecutionException e) {
+            executor.execute(task);
+            return true;
+        } catch (Throwable e) { // NOPMD: whatever the executor throws, the call completes
             CallbackRejectedException error = new CallbackRejectedException(meta.description + " completed ("
-                    + outcome + ") but the client's callback executor rejected the task that completes its"
-                    + " future: " + e.getMessage() + ". Use a callback executor that accepts every task.", e);
-            log.warn("Callback executor rejected completing {}: {}", meta.description, e.toString());
-            try {
-                ForkJoinPool.commonPool().execute(() -> a.completeExceptionally(error));
-            } catch (RejectedExecutionException again) {
-                a.completeExceptionally(error);
-            }
+                    + outcome + ") but the client's callback executor " + executor + " threw " + e
+                    + " instead of taking the task that completes its future. Use a callback executor that accepts"
+                    + " every task.", e);
+            log.warn("Callback executor {} did not take the task completing {}: {}", executor, meta.description,
+                    e.toString());
+            CallbackFallback.run(() -> a.completeExceptionally(error));
+            return false;
         }
     }
 }

@@ -11,23 +11,25 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The table of a {@link SluiceClient}'s calls waiting for a response, keyed by request id, with their timeouts.
  *
  * <p>Threads: any. Calling threads register calls ({@link #add}) and remove those they stop waiting for; the event
  * loop removes the call a response answers ({@link #take}) and fails those of a lost connection ({@link #failAll});
- * the client's timeout thread ({@code sluice-client-timeouts}) times out asynchronous calls. Whoever removes a call
- * from the table owns completing it (see {@link PendingCall}); removal is one compare-and-set, and nothing here takes
- * a lock.
+ * the JVM's timeout thread ({@code sluice-client-timeouts}, {@link TimeoutSweeper}) times out asynchronous calls.
+ * Whoever removes a call from the table owns completing it (see {@link PendingCall}); removal is one
+ * compare-and-set, and nothing here takes a lock.
  *
  * <p><b>Shape.</b> Ids are consecutive, so the calls in flight land in distinct slots of a fixed array indexed by
  * the id's low bits: registering and taking a call is one compare-and-set each, with no boxed key, no map node and
@@ -35,17 +37,16 @@ import java.util.concurrent.locks.LockSupport;
  * callers and the event loop alike). A call whose slot is still held by an older one (over {@link #SLOTS} calls
  * apart) goes to an overflow map instead, so the table has no capacity limit.
  *
- * <p><b>Timeouts.</b> An asynchronous call carries its deadline. One thread per client sweeps the slots every
- * {@link #SWEEP_MILLIS} ms while asynchronous calls wait, and times out those past their deadline; with none
- * waiting it parks until the next asynchronous call. A call therefore costs no timer entry to create and none to
- * cancel (a per-call {@code HashedWheelTimer} timeout cost two queue hand-offs per call); a timeout fires between
- * its deadline and one sweep period later, as the wheel's 10 ms tick did. Synchronous callers time out themselves.
+ * <p><b>Timeouts.</b> An asynchronous call carries its deadline. One thread for every client of the JVM
+ * ({@link TimeoutSweeper}) sweeps the slots of each table with asynchronous calls waiting every
+ * {@link TimeoutSweeper#SWEEP_MILLIS} ms, and times out those past their deadline; with none waiting anywhere it
+ * parks until the next asynchronous call. A call therefore costs no timer entry to create and none to cancel (a
+ * per-call {@code HashedWheelTimer} timeout cost two queue hand-offs per call); a timeout fires between its deadline
+ * and one sweep period later, as the wheel's 10 ms tick did. Synchronous callers time out themselves.
  */
 final class PendingCalls {
     /** Slots of the table: a power of two, more than the calls a client keeps in flight. */
     static final int SLOTS = 4096;
-    /** How often the timeout thread looks for asynchronous calls past their deadline. */
-    static final long SWEEP_MILLIS = 10;
     private static final int MASK = SLOTS - 1;
 
     private final AtomicReferenceArray<PendingCall> slots = new AtomicReferenceArray<>(SLOTS);
@@ -54,11 +55,9 @@ final class PendingCalls {
     private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final InetSocketAddress remote;
     private final Executor callbackExecutor;
-    /** The timeout thread, started with the first asynchronous call; null before. */
-    private volatile Thread sweeper;
-    /** The timeout thread found no asynchronous call waiting and parks until {@link #scheduleTimeout} wakes it. */
-    private final AtomicBoolean sweeperIdle = new AtomicBoolean();
-    private volatile boolean closed;
+    /** In the sweep of the {@link TimeoutSweeper}: set by the caller that arms it, cleared by the sweeper. */
+    final AtomicBoolean armed = new AtomicBoolean();
+    private final TimeoutSweeper timeouts = TimeoutSweeper.shared();
 
     PendingCalls(InetSocketAddress remote, Executor callbackExecutor) {
         this.remote = remote;
@@ -135,50 +134,23 @@ final class PendingCalls {
     }
 
     /**
-     * Arms the timeout of an asynchronous call just sent (its deadline is set): wakes the timeout thread if it is
-     * parked for want of asynchronous calls, and starts it with the first one. Calling thread.
+     * Arms the timeout of an asynchronous call just sent (its deadline is set): puts this table into the sweep of
+     * the timeout thread if it is not in it, and starts that thread with the first asynchronous call of the JVM.
+     * Calling thread.
      */
     void scheduleTimeout(PendingCall call) {
-        if (sweeperIdle.get() && sweeperIdle.compareAndSet(true, false)) {
-            LockSupport.unpark(sweeper);
-        } else if (sweeper == null) {
-            startSweeper();
+        if (!armed.get() && armed.compareAndSet(false, true)) {
+            timeouts.arm(this);
+        } else {
+            timeouts.ensureRunning();
         }
-    }
-
-    private synchronized void startSweeper() {
-        if (sweeper != null || closed) {
-            return;
-        }
-        Thread t = new Thread(this::sweepLoop, "sluice-client-timeouts");
-        t.setDaemon(true);
-        sweeper = t;
-        t.start();
     }
 
     /**
-     * The timeout thread: every {@link #SWEEP_MILLIS} ms, times out the asynchronous calls past their deadline.
-     * With none waiting it registers as idle, then looks once more (a call registered before that look is seen; one
-     * registered after it sees the flag and wakes this thread), then parks.
+     * Times out the asynchronous calls past their deadline; returns how many asynchronous calls still wait. The
+     * timeout thread.
      */
-    private void sweepLoop() {
-        while (!closed) {
-            if (sweep() == 0) {
-                sweeperIdle.set(true);
-                if (sweep() == 0) {
-                    while (sweeperIdle.get() && !closed) {
-                        LockSupport.park(this);
-                    }
-                } else {
-                    sweeperIdle.set(false);
-                }
-            }
-            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS));
-        }
-    }
-
-    /** Times out the asynchronous calls past their deadline; returns how many asynchronous calls still wait. */
-    private int sweep() {
+    int sweep() {
         long now = System.nanoTime();
         int waiting = 0;
         for (int i = 0; i < SLOTS; i++) {
@@ -206,10 +178,44 @@ final class PendingCalls {
         return 0;
     }
 
-    /** The timeout thread. */
+    /** Times out an asynchronous call. The timeout thread. */
     void timeOut(PendingCall call) {
         if (remove(call)) {
-            call.fail(timeoutException(call));
+            call.timedOut(timeoutException(call), timeouts);
+        }
+    }
+
+    /**
+     * Waits for the response of a synchronous call, for at most its timeout, and returns it; throws what failed the
+     * call, or the timeout. When the wait ends (timeout, interrupt) but the call is no longer in the table, the
+     * event loop took it first (with its answer, or a failure) and completes it at once: that outcome is the call's,
+     * so it is returned or thrown, never reported as a timeout. The calling thread.
+     */
+    DubboResponse await(PendingCall call) throws Throwable {
+        try {
+            return (DubboResponse) call.get(call.meta.timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            if (remove(call)) {
+                throw timeoutException(call);
+            }
+            return outcome(call);
+        } catch (ExecutionException e) {
+            throw e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            if (remove(call)) {
+                throw new RpcException(0, "Interrupted while waiting for " + call.meta.description, false, e);
+            }
+            return outcome(call);
+        }
+    }
+
+    /** The outcome of a call that another thread took from the table, which completes it right after taking it. */
+    private static DubboResponse outcome(PendingCall call) throws Throwable {
+        try {
+            return (DubboResponse) call.join();
+        } catch (CompletionException e) {
+            throw e.getCause();
         }
     }
 
@@ -229,16 +235,11 @@ final class PendingCalls {
         }
     }
 
-    /** Stops the timeout thread and fails every waiting call with {@code cause}. The closing thread. */
+    /**
+     * Fails every waiting call with {@code cause}; the next sweep finds none and takes the table out of it. The
+     * closing thread.
+     */
     void close(ConnectionClosedException cause) {
-        closed = true;
-        Thread t;
-        synchronized (this) {
-            t = sweeper;
-        }
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
         failAll(null, cause);
     }
 

@@ -3,6 +3,7 @@ package dev.sluice.rpc;
 import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionStalledException;
 import dev.sluice.transport.WriteListener;
@@ -17,9 +18,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The application half of a {@link SluiceClient}: makes the typed proxies ({@link SluiceClient.Reference#proxy()})
@@ -166,8 +164,8 @@ final class ProxyFactory {
         }
         long id = pending.nextId();
         if (meta.oneWay) {
-            connection.send(DubboRequest.invocation(id, false, meta.serialization, meta.method,
-                    args, attachments), WriteListener.NONE);
+            encodeAndQueue(connection, DubboRequest.invocation(id, false, meta.serialization, meta.method,
+                    args, attachments), WriteListener.NONE, meta);
             return meta.async ? CompletableFuture.completedFuture(null) : MethodMeta.defaultValue(meta.returnClass);
         }
         // The caller's future must exist before the request can be answered or failed: the response, a failed
@@ -175,30 +173,34 @@ final class ProxyFactory {
         CompletableFuture<Object> result = meta.async ? new CompletableFuture<>() : null;
         PendingCall call = pending.add(id, meta, connection, result);
         try {
-            connection.send(DubboRequest.invocation(id, true, meta.serialization, meta.method,
-                    args, attachments), call);
-        } catch (RuntimeException e) {
+            encodeAndQueue(connection, DubboRequest.invocation(id, true, meta.serialization, meta.method,
+                    args, attachments), call, meta);
+        } catch (Throwable e) { // NOPMD: whatever went wrong, the call must not stay in the table
             pending.remove(call);
-            throw e; // typed: FrameTooLargeException, PendingBytesExceededException, ConnectionClosedException
+            throw e; // typed: FrameTooLargeException, PendingBytesExceededException, ConnectionClosedException, ...
         }
         if (result != null) {
             pending.scheduleTimeout(call);
             return result;
         }
+        DubboResponse response = pending.await(call);
+        Object value = pending.readResult(call, response);
+        SluiceContext.current().setIncoming(call.responseAttachments);
+        return value == null ? MethodMeta.defaultValue(meta.returnClass) : value;
+    }
+
+    /**
+     * Encodes {@code request} on this thread and queues it. An {@link Error} while encoding (a
+     * {@link StackOverflowError} from an argument nested too deeply, an {@link OutOfMemoryError} from a huge one) is
+     * a {@link DubboSerializationException}: typed, and nothing was queued.
+     */
+    private static void encodeAndQueue(Connection connection, DubboRequest request, WriteListener listener,
+                                       MethodMeta meta) {
         try {
-            DubboResponse response = (DubboResponse) call.get(meta.timeoutMillis, TimeUnit.MILLISECONDS);
-            Object value = pending.readResult(call, response);
-            SluiceContext.current().setIncoming(call.responseAttachments);
-            return value == null ? MethodMeta.defaultValue(meta.returnClass) : value;
-        } catch (TimeoutException e) {
-            pending.remove(call);
-            throw pending.timeoutException(call);
-        } catch (ExecutionException e) {
-            throw e.getCause();
-        } catch (InterruptedException e) {
-            pending.remove(call);
-            Thread.currentThread().interrupt();
-            throw new RpcException(0, "Interrupted while waiting for " + meta.description, false, e);
+            connection.send(request, listener);
+        } catch (Error e) { // NOPMD: an argument the encoder cannot write must fail this call, typed, not the caller
+            throw new DubboSerializationException("Not sent: encoding " + meta.description + " failed with " + e
+                    + (e instanceof StackOverflowError ? " (an argument nested too deeply to write)" : ""), e);
         }
     }
 }

@@ -258,7 +258,8 @@ public final class SluiceClient implements AutoCloseable {
          * Where {@code CompletableFuture} results are parsed and their futures completed, so where callbacks chained
          * on them run (never an event loop). Default: one hot-worker pool shared by every client in the JVM
          * ({@code sluice-callback-N} threads, about one busy per core, growing to 64 while callbacks block). An
-         * executor that rejects a task fails that call's future with {@link CallbackRejectedException}.
+         * executor that rejects a task, or throws anything else from {@code execute}, fails that call's future with
+         * {@link CallbackRejectedException}.
          */
         public Builder callbackExecutor(Executor executor) {
             this.callbackExecutor = Objects.requireNonNull(executor, "executor");

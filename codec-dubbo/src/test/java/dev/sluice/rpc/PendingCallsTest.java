@@ -176,4 +176,63 @@ class PendingCallsTest {
             table.close(new ConnectionClosedException("test closes", true, null));
         }
     }
+
+    /**
+     * The answer of a synchronous call races its timeout: the event loop takes the call from the table at about the
+     * moment the caller's wait runs out, many times, at random offsets around it. Whenever the loop took the call
+     * (the answer won), the caller must get that answer, never a timeout; a timeout is right only when the loop
+     * found nothing to take.
+     */
+    @Test
+    void aSynchronousCallWhoseAnswerWasTakenAsItsTimeoutStruckGetsTheAnswerNeverATimeout() throws Exception {
+        PendingCalls table = new PendingCalls(PEER, Runnable::run);
+        long timeoutMillis = 2;
+        MethodMeta sync = meta("sync", timeoutMillis);
+        ExecutorService loop = Executors.newSingleThreadExecutor();
+        int answered = 0;
+        int timedOut = 0;
+        try {
+            for (int i = 0; i < 3000; i++) {
+                long start = System.nanoTime();
+                long id = table.nextId();
+                PendingCall call = table.add(id, sync, null, null);
+                RpcException answer = new RpcException(0, "the provider's answer to call " + i);
+                // the answer arrives within 400 us either side of the deadline
+                long at = start + TimeUnit.MILLISECONDS.toNanos(timeoutMillis)
+                        + ThreadLocalRandom.current().nextLong(-200_000, 200_000);
+                java.util.concurrent.Future<Boolean> taken = loop.submit(() -> {
+                    while (System.nanoTime() < at) {
+                        Thread.onSpinWait();
+                    }
+                    PendingCall c = table.take(id); // as ClientHandler does with a response
+                    if (c == null) {
+                        return false;
+                    }
+                    c.fail(answer);
+                    return true;
+                });
+                Throwable outcome;
+                try {
+                    table.await(call);
+                    outcome = null;
+                } catch (Throwable t) { // NOPMD: the outcome under test
+                    outcome = t;
+                }
+                if (taken.get(10, TimeUnit.SECONDS)) {
+                    answered++;
+                    assertSame(answer, outcome, "call " + i + ": the event loop took its answer, but the caller got "
+                            + outcome);
+                } else {
+                    timedOut++;
+                    assertInstanceOf(RpcTimeoutException.class, outcome, "call " + i);
+                }
+            }
+            assertTrue(answered > 0 && timedOut > 0, "the race was not straddled: " + answered + " answered, "
+                    + timedOut + " timed out");
+            assertEquals(0, table.size());
+        } finally {
+            loop.shutdownNow();
+            table.close(new ConnectionClosedException("test closes", true, null));
+        }
+    }
 }

@@ -10,12 +10,18 @@ import com.alibaba.fastjson2.JSONB;
 import com.alibaba.fastjson2.JSONWriter;
 import dev.sluice.rpc.BlockingCallException;
 import dev.sluice.rpc.CallbackRejectedException;
+import dev.sluice.rpc.Invocation;
 import dev.sluice.rpc.RpcException;
 import dev.sluice.rpc.SluiceClient;
+import dev.sluice.rpc.SluiceInterceptor;
 import dev.sluice.rpc.SluiceServer;
 import dev.sluice.transport.NativeTransport;
 import dev.sluice.transport.netty.EventLoops;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -39,7 +45,18 @@ class ClientHangTest {
     private static final long FAST_MILLIS = 3_000;
 
     private static SluiceServer server(NativeTransport kind) {
-        return SluiceServer.builder().port(0).options(Fixtures.on(kind).build())
+        return server(kind, new ArrayList<>());
+    }
+
+    /** A server that records, in {@code received}, every call it is asked to run ("blob[2]"). */
+    private static SluiceServer server(NativeTransport kind, List<String> received) {
+        SluiceInterceptor recorder = new SluiceInterceptor() {
+            @Override
+            public void onCall(Invocation invocation) {
+                received.add(invocation.method() + Arrays.toString(invocation.arguments()));
+            }
+        };
+        return SluiceServer.builder().port(0).options(Fixtures.on(kind).build()).intercept(recorder)
                 .register(DropService.class, new DroppedResponseTest.DropServiceImpl()).start();
     }
 
@@ -101,7 +118,8 @@ class ClientHangTest {
     void syncCallOnTheClientsOwnEventLoopFailsAtOnceAndSendsNothing(NativeTransport kind) throws Exception {
         Fixtures.on(kind);
         EventLoops loops = EventLoops.create(kind, 1, "hang-test");
-        try (SluiceServer server = server(kind);
+        List<String> received = Collections.synchronizedList(new ArrayList<>());
+        try (SluiceServer server = server(kind, received);
              SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port()).timeout(CALL_TIMEOUT)
                      .eventLoops(loops).failIfNotConnected(true).build()) {
             DropService s = client.proxy(DropService.class);
@@ -109,7 +127,7 @@ class ClientHangTest {
             CompletableFuture<String> onLoop = new CompletableFuture<>();
             loops.group().next().execute(() -> {
                 try {
-                    onLoop.complete(s.blob(2));
+                    onLoop.complete(s.blob(7));
                 } catch (Throwable t) {
                     onLoop.completeExceptionally(t);
                 }
@@ -125,8 +143,12 @@ class ClientHangTest {
             // Off the loop the same proxy works; on the loop the asynchronous form is the way.
             assertEquals("bb", s.blob(2));
             CompletableFuture<CompletableFuture<String>> async = new CompletableFuture<>();
-            loops.group().next().execute(() -> async.complete(s.blobAsync(2)));
-            assertEquals("bb", async.get(FAST_MILLIS, TimeUnit.MILLISECONDS).get(FAST_MILLIS, TimeUnit.MILLISECONDS));
+            loops.group().next().execute(() -> async.complete(s.blobAsync(3)));
+            assertEquals("bbb", async.get(FAST_MILLIS, TimeUnit.MILLISECONDS).get(FAST_MILLIS, TimeUnit.MILLISECONDS));
+            // Both later calls went out on the same connection after the refused one and were run: the server's
+            // record is complete up to them, and the refused call never reached it.
+            assertEquals(List.of("blob[2]", "blobAsync[3]"), new ArrayList<>(received),
+                    "the server's record of the calls it received");
         } // the client owns the loops it was given by EventLoops.create, and shuts them down on close
     }
 }
