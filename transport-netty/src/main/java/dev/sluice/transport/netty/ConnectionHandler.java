@@ -122,8 +122,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (Throwable t) {
             log.warn("TransportHandler.caught threw for {}", connection, t);
         }
-        if (cause instanceof DecoderException) {
-            // The inbound stream cannot be trusted any more: close with the reason.
+        if (cause instanceof DecoderException || cause instanceof Error) {
+            // The inbound stream cannot be trusted any more: close with the reason. An Error that reaches here
+            // unwrapped came from another decoder of the pipeline (TLS), which may have kept the bytes that caused it.
             log.warn("Closing {}: undecodable input: {}", connection, reported.toString());
             if (observer != null) {
                 observer.decodeError();
