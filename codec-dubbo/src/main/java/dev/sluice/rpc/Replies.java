@@ -5,6 +5,7 @@ import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.WriteListener;
 import java.util.HashMap;
@@ -23,6 +24,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Replies {
     private static final Logger log = LoggerFactory.getLogger(Replies.class);
+    /** A peer that stops reading makes every answer a drop: a line a second (docs/reliability.md A9b). */
+    private static final LogLimiter DROPS = new LogLimiter();
 
     private final AtomicLong dropped = new AtomicLong();
 
@@ -84,7 +87,7 @@ final class Replies {
 
     private void dropped(Connection connection, DubboResponse response, Throwable cause) {
         dropped.incrementAndGet();
-        log.warn("Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
+        DROPS.warn(log, "Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
                 cause.toString());
     }
 
@@ -97,7 +100,7 @@ final class Replies {
             connection.send(DubboResponse.error(dropped.id(), dropped.serializationId(), status, text),
                     WriteListener.NONE);
         } catch (Throwable t) { // NOPMD: never let a failed substitute escape a completion callback
-            log.warn("Could not answer request {} from {} with an error either: {}", dropped.id(),
+            DROPS.warn(log, "Could not answer request {} from {} with an error either: {}", dropped.id(),
                     connection.remoteAddress(), t.toString());
         }
     }
@@ -119,7 +122,7 @@ final class Replies {
         @Override
         public void onWriteFailed(Throwable cause) {
             dropped.incrementAndGet();
-            log.warn("Dropped the response to request {} from {}: the write failed: {}", id,
+            DROPS.warn(log, "Dropped the response to request {} from {}: the write failed: {}", id,
                     connection.remoteAddress(), cause.toString());
         }
     }

@@ -1,6 +1,7 @@
 package dev.sluice.transport.netty;
 
 import dev.sluice.transport.FrameTimeoutException;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.codec.FrameDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 final class FrameDecoderAdapter extends ByteToMessageDecoder {
     private static final Logger log = LoggerFactory.getLogger(FrameDecoderAdapter.class);
+    /** A peer can provoke these lines, one per connection it opens (docs/reliability.md A9b). */
+    private static final LogLimiter TIMEOUTS = new LogLimiter();
 
     private final FrameDecoder decoder;
     private final long timeoutNanos;
@@ -111,7 +114,7 @@ final class FrameDecoderAdapter extends ByteToMessageDecoder {
         ByteBuf buffered = internalBuffer();
         FrameTimeoutException e = new FrameTimeoutException(TimeUnit.NANOSECONDS.toMillis(waited),
                 TimeUnit.NANOSECONDS.toMillis(timeoutNanos), buffered.readableBytes(), ctx.channel().remoteAddress());
-        log.warn("Closing {}: {}", ctx.channel(), e.getMessage());
+        TIMEOUTS.warn(log, "Closing {}: {}", ctx.channel(), e.getMessage());
         partial = false;
         if (onTimeout != null) {
             onTimeout.run();
