@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.dubbo.common.URL;
 import org.apache.dubbo.remoting.RemotingException;
 import org.apache.dubbo.remoting.exchange.ExchangeChannel;
+import org.apache.dubbo.remoting.exchange.ExchangeClient;
 import org.apache.dubbo.remoting.exchange.ExchangeServer;
 import org.apache.dubbo.remoting.exchange.Exchangers;
 import org.apache.dubbo.remoting.exchange.support.ExchangeHandlerAdapter;
@@ -37,13 +38,15 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A hostile peer against a provider on the {@code sluice} Transporter ({@code server=sluice}, bound through Dubbo's
  * own exchange layer), on real sockets: what it can buy with a stream of bad headers (log lines), a trickled body (a
- * connection held) and many connections from one address.
+ * connection held), many connections from one address, and a frame whose decoding throws an {@link Error}.
  */
 @Timeout(90)
 class TransporterHostilePeerTest {
     private static final int READ_TIMEOUT_MILLIS = 5_000;
 
     private final List<Socket> sockets = new ArrayList<>();
+    /** When the provider first saw a connection close ({@link System#nanoTime()}). */
+    private final CompletableFuture<Long> disconnected = new CompletableFuture<>();
     private ExchangeServer server;
     private int port;
 
@@ -58,6 +61,11 @@ class TransporterHostilePeerTest {
             @Override
             public CompletableFuture<Object> reply(ExchangeChannel channel, Object request) throws RemotingException {
                 return CompletableFuture.completedFuture(request);
+            }
+
+            @Override
+            public void disconnected(org.apache.dubbo.remoting.Channel channel) {
+                disconnected.complete(System.nanoTime());
             }
         });
     }
@@ -178,6 +186,41 @@ class TransporterHostilePeerTest {
         }
         assertTrue(served(first, 2), "the first is still served");
         assertEquals(1, server.getChannels().size(), "Dubbo sees only the admitted connection");
+    }
+
+    @Test
+    void aStackOverflowInTheAdaptersDecoderClosesThatConnectionAndTheNextIsServed() throws Exception {
+        bind("&codec=sluice-test-overflow");
+        URL clientUrl = URL.valueOf("dubbo://127.0.0.1:" + port + "/hostile?client=sluice&codec=sluice-test-overflow"
+                + "&serialization=fastjson2&heartbeat=0");
+        ExchangeClient victim = connect(clientUrl);
+        try (LogLines closes = LogLines.capture("StackOverflowError")) {
+            assertEquals("before", victim.request("before", 5_000).get(5, TimeUnit.SECONDS));
+            long start = System.nanoTime();
+            victim.request(OverflowingCodec.TRIGGER, 30_000);
+            long closedAt;
+            try {
+                closedAt = disconnected.get(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("the connection whose frame overflowed the stack was neither answered nor"
+                        + " closed within 5 s: it is wedged", e);
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(closedAt - start);
+            assertTrue(millis < 2_000, "closed only after " + millis + " ms");
+            assertEquals(1, closes.count(), "the close is logged once, with its reason");
+        } finally {
+            victim.close();
+        }
+        ExchangeClient next = connect(clientUrl);
+        try {
+            assertEquals("next", next.request("next", 5_000).get(5, TimeUnit.SECONDS));
+        } finally {
+            next.close();
+        }
+    }
+
+    private static ExchangeClient connect(URL url) throws RemotingException {
+        return Exchangers.connect(url, new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) { });
     }
 
     /**
