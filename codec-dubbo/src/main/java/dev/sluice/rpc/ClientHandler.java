@@ -6,6 +6,7 @@ import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.WriteListener;
@@ -24,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ClientHandler implements TransportHandler {
     private static final Logger log = LoggerFactory.getLogger(ClientHandler.class);
+    /** A provider can send readonly events as often as it likes (docs/reliability.md A9b). */
+    private static final LogLimiter READONLY_EVENTS = new LogLimiter();
     /** Connection attribute set while the provider announced it is shutting down; read by calling threads. */
     static final String READONLY = "sluice.readonly";
     private static final String IDLE_COUNT = "sluice.idle";
@@ -89,7 +92,7 @@ final class ClientHandler implements TransportHandler {
                     log.debug("Heartbeat reply not sent", e);
                 }
             } else if (request.isEvent() && DubboConstants.READONLY_EVENT.equals(request.eventData())) {
-                log.info("Provider {} is shutting down (readonly event)", connection.remoteAddress());
+                READONLY_EVENTS.info(log, "Provider {} is shutting down (readonly event)", connection.remoteAddress());
                 connection.attribute(READONLY, Boolean.TRUE);
             } else if (request.isEvent() && DubboConstants.WRITEABLE_EVENT.equals(request.eventData())) {
                 connection.attribute(READONLY, null);

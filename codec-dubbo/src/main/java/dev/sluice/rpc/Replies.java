@@ -5,6 +5,7 @@ import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.WriteListener;
 import java.util.HashMap;
@@ -27,6 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Replies {
     private static final Logger log = LoggerFactory.getLogger(Replies.class);
+    /** A peer that stops reading makes every answer a drop: a line a second (docs/reliability.md A9b). */
+    private static final LogLimiter DROPS = new LogLimiter();
 
     /** Most substitute answers one connection may hold back for its pending-bytes cap (see {@link #reply}). */
     static final int MAX_WAITING = 256;
@@ -101,7 +104,7 @@ final class Replies {
 
     private void dropped(Connection connection, DubboResponse response, Throwable cause) {
         dropped.incrementAndGet();
-        log.warn("Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
+        DROPS.warn(log, "Dropped the response to request {} from {}: {}", response.id(), connection.remoteAddress(),
                 cause.toString());
     }
 
@@ -117,8 +120,9 @@ final class Replies {
         if (backlog.waiting.incrementAndGet() > MAX_WAITING) {
             backlog.waiting.decrementAndGet();
             if (backlog.closing.compareAndSet(false, true)) {
-                log.warn("Closing the connection from {}: {} answers wait for its pending-bytes cap, the most one"
-                        + " connection may hold; the consumer does not read", connection.remoteAddress(), MAX_WAITING);
+                DROPS.warn(log, "Closing the connection from {}: {} answers wait for its pending-bytes cap, the most"
+                        + " one connection may hold; the consumer does not read", connection.remoteAddress(),
+                        MAX_WAITING);
                 connection.close();
             }
             return;
@@ -172,7 +176,7 @@ final class Replies {
                     return;
                 } catch (Throwable t) { // NOPMD: never let a failed substitute escape a completion callback
                     waiting.decrementAndGet();
-                    log.warn("Could not answer request {} from {} with an error either: {}", r.id(),
+                    DROPS.warn(log, "Could not answer request {} from {} with an error either: {}", r.id(),
                             connection.remoteAddress(), t.toString());
                 }
             }
@@ -200,7 +204,7 @@ final class Replies {
         @Override
         public void onWriteFailed(Throwable cause) {
             dropped.incrementAndGet();
-            log.warn("Dropped the response to request {} from {}: the write failed: {}", id,
+            DROPS.warn(log, "Dropped the response to request {} from {}: the write failed: {}", id,
                     connection.remoteAddress(), cause.toString());
         }
     }

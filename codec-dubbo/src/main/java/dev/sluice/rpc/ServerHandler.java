@@ -7,6 +7,7 @@ import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportHandler;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Method;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerHandler implements TransportHandler {
     private static final Logger log = LoggerFactory.getLogger(ServerHandler.class);
+    /** A peer can provoke these lines, one per connection it opens (docs/reliability.md A9b). */
+    private static final LogLimiter IDLE_CLOSES = new LogLimiter();
     private static final String SERIALIZATION = "sluice.serialization";
 
     private final Map<String, Object> services;
@@ -230,7 +233,7 @@ final class ServerHandler implements TransportHandler {
     public void idle(Connection connection, IdleState state) {
         assert connection.inEventLoop();
         if (state == IdleState.ALL_IDLE) {
-            log.info("Closing idle connection {} (no traffic within the idle timeout)", connection);
+            IDLE_CLOSES.info(log, "Closing idle connection {} (no traffic within the idle timeout)", connection);
             connection.close();
         }
     }

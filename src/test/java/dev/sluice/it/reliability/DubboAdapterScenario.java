@@ -51,6 +51,10 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
  *       the provider's calls run on an event loop of that kind, concurrent calls and 1 MiB answers complete, and a
  *       connection that sends bytes without Dubbo's magic is closed while the consumer keeps being served. Result
  *       {@code native.<kind>} (calls).</li>
+ *   <li>{@code limits}: a provider with {@code sluice.frame-timeout} and {@code sluice.max-connections-per-address}
+ *       set on its {@code ProtocolConfig}: a peer that sends a header and trickles the body is closed after the frame
+ *       timeout, a connection past the per-address limit is closed as it is accepted, and a real Dubbo consumer is
+ *       served throughout. Result {@code limits} (trickleClosedMs, bytesTrickled).</li>
  * </ul>
  */
 public final class DubboAdapterScenario {
@@ -66,6 +70,10 @@ public final class DubboAdapterScenario {
     /** Allowed growth of the provider's direct memory beyond its pending-bytes cap while a consumer is frozen. */
     static final long FROZEN_MARGIN = 6L * 1024 * 1024;
     private static final long MIB = 1024 * 1024;
+    /** The limits case's {@code sluice.frame-timeout}. */
+    static final long LIMITS_FRAME_TIMEOUT_MS = 500;
+    /** The limits case's {@code sluice.max-connections-per-address}. */
+    static final int LIMITS_PER_ADDRESS = 4;
 
     private final String host = Scenario.testAddress();
     private final List<Runnable> stops = new ArrayList<>();
@@ -87,6 +95,9 @@ public final class DubboAdapterScenario {
                         break;
                     case "frozen":
                         scenario.frozen();
+                        break;
+                    case "limits":
+                        scenario.limits();
                         break;
                     case "native":
                         for (int i = 1; i < args.length; i++) {
@@ -262,6 +273,82 @@ public final class DubboAdapterScenario {
         }
         require(blobs.blob(100).length() == 100, "the consumer after the bad connection");
         Scenario.ok("native." + kind, "calls", ok + 2);
+    }
+
+    private void limits() throws Exception {
+        BlobService.Impl impl = new BlobService.Impl();
+        int port = DubboPeers.freePort();
+        Provider provider = new Provider(port, Map.of("sluice.frame-timeout", Long.toString(LIMITS_FRAME_TIMEOUT_MS),
+                "sluice.max-connections-per-address", Integer.toString(LIMITS_PER_ADDRESS)), impl);
+        BlobService blobs = consumer("sluice", port, 10_000, Map.of());
+        require(blobs.blob(10).length() == 10, "a call before the hostile peers");
+
+        // A header declaring 1,000 body bytes, then one byte every 50 ms: the frame cannot be whole in time.
+        long closedMs;
+        int trickled = 0;
+        try (Socket slow = new Socket()) {
+            slow.connect(new InetSocketAddress(host, port), 5_000);
+            slow.setSoTimeout(50);
+            slow.setTcpNoDelay(true);
+            OutputStream out = slow.getOutputStream();
+            out.write(Wire.header(0xd7, 0, 9, 1_000));
+            out.flush();
+            long start = System.nanoTime();
+            boolean closed = false;
+            while (!closed && trickled < 1_000 && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10)) {
+                try {
+                    closed = slow.getInputStream().read() == -1; // the 50 ms read timeout paces the trickle
+                } catch (java.net.SocketTimeoutException pace) {
+                    try {
+                        out.write(0);
+                        out.flush();
+                        trickled++;
+                    } catch (IOException reset) {
+                        closed = true;
+                    }
+                } catch (IOException reset) {
+                    closed = true;
+                }
+            }
+            closedMs = millisSince(start);
+            require(closed, "a body trickled a byte each 50 ms was still open after " + closedMs + " ms, "
+                    + trickled + " bytes");
+            require(closedMs >= LIMITS_FRAME_TIMEOUT_MS - 50, "closed after " + closedMs + " ms, before the "
+                    + LIMITS_FRAME_TIMEOUT_MS + " ms frame timeout");
+        }
+        require(blobs.blob(100).length() == 100, "the consumer after the trickled body");
+
+        // The consumer's connections count towards its address's limit too: fill the rest with served connections.
+        int open = channels(provider);
+        require(open >= 1 && open < LIMITS_PER_ADDRESS, "the provider holds " + open + " connections");
+        List<Socket> admitted = new ArrayList<>();
+        try {
+            for (int i = open; i < LIMITS_PER_ADDRESS; i++) {
+                Socket s = new Socket();
+                admitted.add(s);
+                s.connect(new InetSocketAddress(host, port), 5_000);
+                s.setSoTimeout(5_000);
+                s.getOutputStream().write(heartbeat(100 + i));
+                require(Wire.read(s.getInputStream()).id() == 100 + i, "connection " + (i + 1) + " is served");
+            }
+            try (Socket over = new Socket()) {
+                over.connect(new InetSocketAddress(host, port), 5_000);
+                over.setSoTimeout(5_000);
+                require(over.getInputStream().read() == -1, "connection " + (LIMITS_PER_ADDRESS + 1)
+                        + " from one address was kept (limit " + LIMITS_PER_ADDRESS + ")");
+            }
+            require(blobs.blob(100).length() == 100, "the consumer while its address is at the limit");
+        } finally {
+            for (Socket s : admitted) {
+                closeQuietly(s);
+            }
+        }
+        Scenario.ok("limits", "trickleClosedMs", closedMs, "bytesTrickled", trickled, "consumerConnections", open);
+    }
+
+    /** A two-way fastjson2 heartbeat: an event request whose body is one JSONB null item. */
+    private static byte[] heartbeat(long id) {
+        return java.nio.ByteBuffer.allocate(21).put(Wire.header(0xf7, 0, id, 5)).putInt(1).put((byte) 0xaf).array();
     }
 
     /** A provider of {@link BlobService} on {@code server=sluice}; {@code params} go on the protocol. */

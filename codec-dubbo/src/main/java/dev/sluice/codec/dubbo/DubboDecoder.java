@@ -37,8 +37,9 @@ import java.util.Objects;
  * the header, before any body byte is buffered, an oversized frame is reported at once and its body skipped as it
  * arrives, however many reads that takes, so the stream stays in sync (Dubbo 3.3.6 does not skip). A negative body
  * length is reported and treated as an empty body. Bytes a body declares beyond its last item are skipped. The only
- * exception it throws is {@link DubboProtocolException}, for a wrong magic: it then discards the buffered bytes and
- * every byte after, emitting nothing more, while the transport closes.
+ * exception it throws is {@link DubboProtocolException}, for a wrong magic (it then discards the buffered bytes and
+ * every byte after, emitting nothing more, while the transport closes) or for an {@link Error} while decoding a frame
+ * (the transport drops the bytes and closes).
  *
  * <p><b>Why one class over 400 lines.</b> Every connection carries both requests and responses (a client reads the
  * provider's heartbeats and readonly events, a server the answers to its heartbeats), so each side needs both
@@ -129,8 +130,17 @@ public final class DubboDecoder implements FrameDecoder {
     private final class Frames implements HeaderFramer.Frames {
         @Override
         public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {
-            Object message = decodeFrame(in, start + DubboConstants.HEADER_LENGTH, bodyLength,
-                    in.getUnsignedByte(start + 2), in.getByte(start + 3), in.getLong(start + 4));
+            long id = in.getLong(start + 4);
+            Object message;
+            try {
+                message = decodeFrame(in, start + DubboConstants.HEADER_LENGTH, bodyLength,
+                        in.getUnsignedByte(start + 2), in.getByte(start + 3), id);
+            } catch (Error e) {
+                // A StackOverflowError of a deep parse, an OutOfMemoryError of a body's copy: what was decoded of the
+                // stream cannot be trusted, so the connection closes (the transport drops its bytes), naming why.
+                throw new DubboProtocolException("Could not decode frame id " + id + " (" + bodyLength
+                        + " body bytes): " + e + "; closing the connection", e);
+            }
             if (message instanceof DubboRequest) {
                 ((DubboRequest) message).frameBytes(DubboConstants.HEADER_LENGTH + bodyLength);
                 ((DubboRequest) message).decodedEstimate(budget.estimate());

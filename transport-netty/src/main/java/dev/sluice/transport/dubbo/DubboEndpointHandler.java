@@ -1,6 +1,7 @@
 package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.Connection;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportHandler;
 import org.apache.dubbo.remoting.ChannelHandler;
 import org.slf4j.Logger;
@@ -16,6 +17,9 @@ import org.slf4j.LoggerFactory;
  */
 abstract class DubboEndpointHandler implements TransportHandler {
     private static final Logger log = LoggerFactory.getLogger(DubboEndpointHandler.class);
+    /** Dubbo's handlers fail on what a peer sent (docs/reliability.md A9b): a line a second of each. */
+    private static final LogLimiter RECEIVED_FAILED = new LogLimiter();
+    private static final LogLimiter CAUGHT_FAILED = new LogLimiter();
 
     private final ChannelHandler endpoint;
 
@@ -55,7 +59,7 @@ abstract class DubboEndpointHandler implements TransportHandler {
         try {
             endpoint.received(ch, message);
         } catch (Throwable t) {
-            log.warn("Dubbo handler failed on received for {}", ch, t);
+            RECEIVED_FAILED.warn(log, "Dubbo handler failed on received for {}", ch, t);
         }
     }
 
@@ -65,7 +69,7 @@ abstract class DubboEndpointHandler implements TransportHandler {
         try {
             endpoint.caught(ch, cause);
         } catch (Throwable t) {
-            log.warn("Dubbo handler failed on caught for {}", ch, t);
+            CAUGHT_FAILED.warn(log, "Dubbo handler failed on caught for {}", ch, t);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.FrameTooLargeException;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.codec.DubboHeader;
 import dev.sluice.transport.codec.FrameDecoder;
 import dev.sluice.transport.codec.HeaderFramer;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
  */
 final class DubboFrameDecoder implements FrameDecoder {
     private static final Logger log = LoggerFactory.getLogger(DubboFrameDecoder.class);
+    /** One 16-byte header buys a line: shared by every connection, one a second (docs/reliability.md A9b). */
+    private static final LogLimiter SKIPPED = new LogLimiter();
 
     private final Codec2 codec;
     private final int payloadLimit;
@@ -143,8 +146,8 @@ final class DubboFrameDecoder implements FrameDecoder {
         long id = in.getLong(start + 4);
         boolean request = (flag & DubboHeader.FLAG_REQUEST) != 0;
         boolean event = (flag & DubboHeader.FLAG_EVENT) != 0;
-        log.warn("Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength, channel.get(),
-                why);
+        SKIPPED.warn(log, "Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength,
+                channel.get(), why);
         if (!request) {
             Response res = new Response(id);
             res.setEvent(event);

@@ -50,6 +50,17 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *       is false and the cluster picks other providers, until the first byte is read. Set it on the reference or the
  *       consumer config ({@code parameters}), like Dubbo's own keys. See
  *       {@link dev.sluice.transport.TransportOptions#stallTimeout()}.</td></tr>
+ *   <tr><td>{@code sluice.frame-timeout}</td><td>server: the most time, in ms, a frame may take to arrive once its
+ *       first byte is in (default 30000, as a standalone {@code SluiceServer}; 0 turns it off). A peer that sends a
+ *       header and then trickles the body keeps resetting the idle timer; this closes its connection, logged at WARN
+ *       (at most once a second). Raise it for very large frames over slow links. See
+ *       {@link dev.sluice.transport.netty.NettyServerTransport.Builder#frameTimeout}.</td></tr>
+ *   <tr><td>{@code sluice.max-connections-per-address}</td><td>server: the most connections open at once from one
+ *       remote IP address (default 1000, as a standalone {@code SluiceServer}; 0 lifts the limit). A connection over
+ *       it is closed as it is accepted, before any byte is read, logged at WARN (at most once a second).</td></tr>
+ *   <tr><td>{@code accepts}</td><td>server: Dubbo's own total limit on open connections (default 0, none); the
+ *       transport enforces it as it accepts a connection, like the per-address limit, so a refused connection costs
+ *       no Dubbo channel and no log line beyond the limited one.</td></tr>
  *   <tr><td>{@code sluice.tls.verify-hostname}</td><td>client with TLS (Dubbo's SSL config): {@code true} makes the
  *       provider's certificate name the address dialled; off by default, as Dubbo's own TLS client does not check
  *       host names (certificates of providers found through a registry seldom name their IP addresses). See
@@ -65,6 +76,12 @@ final class DubboUrlOptions {
     static final String STALL_TIMEOUT_KEY = "sluice.stall-timeout";
     static final String PENDING_BYTES_KEY = "sluice.pending-bytes";
     static final String VERIFY_HOSTNAME_KEY = "sluice.tls.verify-hostname";
+    static final String FRAME_TIMEOUT_KEY = "sluice.frame-timeout";
+    static final String MAX_CONNECTIONS_PER_ADDRESS_KEY = "sluice.max-connections-per-address";
+    /** Default of {@code sluice.frame-timeout}, as a standalone {@code SluiceServer}'s. */
+    static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
+    /** Default of {@code sluice.max-connections-per-address}, as a standalone {@code SluiceServer}'s. */
+    static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
 
     private DubboUrlOptions() {
     }
@@ -165,22 +182,44 @@ final class DubboUrlOptions {
     }
 
     static Duration stallTimeout(URL url) {
-        String value = url.getParameter(STALL_TIMEOUT_KEY);
+        return Duration.ofMillis(nonNegative(url, STALL_TIMEOUT_KEY, 0, "ms (0 or absent turns stall detection off)"));
+    }
+
+    /** Server: {@code sluice.frame-timeout}, default {@link #DEFAULT_FRAME_TIMEOUT}; zero disables. */
+    static Duration frameTimeout(URL url) {
+        return Duration.ofMillis(nonNegative(url, FRAME_TIMEOUT_KEY, DEFAULT_FRAME_TIMEOUT.toMillis(),
+                "ms (0 turns the frame timeout off; absent: " + DEFAULT_FRAME_TIMEOUT.toMillis() + ")"));
+    }
+
+    /** Server: {@code sluice.max-connections-per-address}, default {@value #DEFAULT_MAX_CONNECTIONS_PER_ADDRESS}. */
+    static int maxConnectionsPerAddress(URL url) {
+        return (int) Math.min(Integer.MAX_VALUE, nonNegative(url, MAX_CONNECTIONS_PER_ADDRESS_KEY,
+                DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+                "connections (0 lifts the limit; absent: " + DEFAULT_MAX_CONNECTIONS_PER_ADDRESS + ")"));
+    }
+
+    /** Server: Dubbo's {@code accepts}, the most connections open at once; 0 (Dubbo's default) for no limit. */
+    static int maxConnections(URL url) {
+        return (int) Math.min(Integer.MAX_VALUE, nonNegative(url, Constants.ACCEPTS_KEY, Constants.DEFAULT_ACCEPTS,
+                "connections (0 or absent: no limit)"));
+    }
+
+    /** The whole number {@code key} holds, {@code absent} when it is absent or blank; a clear error for the rest. */
+    private static long nonNegative(URL url, String key, long absent, String unit) {
+        String value = url.getParameter(key);
         if (value == null || value.isBlank()) {
-            return Duration.ZERO;
+            return absent;
         }
-        long ms;
+        long n;
         try {
-            ms = Long.parseLong(value.trim());
+            n = Long.parseLong(value.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(STALL_TIMEOUT_KEY + "=" + value
-                    + " is not a number of milliseconds (0 or absent turns stall detection off)", e);
+            throw new IllegalArgumentException(key + "=" + value + " is not a whole number of " + unit, e);
         }
-        if (ms < 0) {
-            throw new IllegalArgumentException(STALL_TIMEOUT_KEY + "=" + value
-                    + " must be >= 0 ms (0 or absent turns stall detection off)");
+        if (n < 0) {
+            throw new IllegalArgumentException(key + "=" + value + " must be >= 0 " + unit);
         }
-        return Duration.ofMillis(ms);
+        return n;
     }
 
     static NativeTransport nativeTransport(URL url) {

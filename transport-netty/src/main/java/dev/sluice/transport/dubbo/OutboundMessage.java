@@ -4,6 +4,8 @@ import dev.sluice.transport.WriteListener;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.dubbo.remoting.exchange.Request;
+import org.apache.dubbo.remoting.exchange.support.DefaultFuture;
 
 /**
  * One message on its way out: what the encoder needs (the message and the Dubbo channel whose URL drives Dubbo's
@@ -13,6 +15,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * or {@link #onWriteOutcomeUnknown}, once) run on the event loop; {@link #await} and {@link #withdraw} run on the
  * sending thread, never on the loop. {@link #withdraw} and {@link #beforeWrite} race for a queued message with one
  * CAS: either it is withdrawn and never written, or it is on its way to the socket.
+ *
+ * <p>With Dubbo's default {@code sent=false} nobody waits for the write: Dubbo's {@code DefaultFuture} times the call
+ * out by itself, and one that times out before its request was written tells the caller "Sending request timeout in
+ * client-side" (not sent), which a failover cluster retries elsewhere. So {@link #beforeWrite} also withdraws a
+ * two-way request whose future is gone (timed out, or cancelled): written late, it would run a call its caller was
+ * told was not sent, or run it twice (docs/reliability.md D24a).
  */
 final class OutboundMessage implements WriteListener {
     final SluiceChannel channel;
@@ -38,9 +46,23 @@ final class OutboundMessage implements WriteListener {
         return done != null;
     }
 
+    /** Event loop: true when the message goes to the socket now; false when it was withdrawn (never written). */
     @Override
     public boolean beforeWrite() {
+        if (abandoned()) {
+            state.compareAndSet(QUEUED, WITHDRAWN);
+            return false;
+        }
         return state.compareAndSet(QUEUED, TAKEN);
+    }
+
+    /** A two-way call whose Dubbo future is gone: nobody waits for its answer, its caller was told it failed. */
+    private boolean abandoned() {
+        if (!(message instanceof Request)) {
+            return false;
+        }
+        Request request = (Request) message;
+        return request.isTwoWay() && !request.isEvent() && DefaultFuture.getFuture(request.getId()) == null;
     }
 
     /** Takes the message back if the write queue has not taken it yet; true then: it is never written. */

@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * failed) fed to {@code received}, so the caller fails fast instead of waiting for its timeout. With
  * {@code sent=true} the caller waits for the write up to the URL's {@code timeout} (except on the event loop,
  * which must never block and whose own writes complete in order anyway); when that times out while the message is
- * still queued, it is withdrawn and never written, otherwise the error says the peer may have received it. A write
- * that fails after the message was handed to the socket is never reported as "not written".
+ * still queued, it is withdrawn and never written, otherwise the error says the peer may have received it. With
+ * {@code sent=false} (Dubbo's default) a two-way request that Dubbo's own future timed out before it was written is
+ * withdrawn by the write queue instead ({@link OutboundMessage#beforeWrite}). A write that fails after the message
+ * was handed to the socket is never reported as "not written".
  *
  * <p><b>Threads.</b> Thread-safe. Handler callbacks made from here run on the connection's event loop.
  */

@@ -2,6 +2,7 @@ package dev.sluice.transport.dubbo;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.netty.NettyServerTransport;
 import io.netty.handler.ssl.SslContext;
@@ -29,11 +30,15 @@ import org.slf4j.LoggerFactory;
  * Dubbo's {@code RemotingServer} on a Sluice {@link NettyServerTransport}.
  *
  * <p>Built on Dubbo's {@link AbstractServer}, which supplies what Dubbo users expect of a server: the bind address
- * (the wildcard when {@code anyhost=true} or the host is a loopback/invalid address), the {@code accepts} limit,
- * refusing connections while closing, and the provider thread pool that {@code close(timeout)} drains gracefully
- * before the connections close. The handler is wrapped exactly as Dubbo's netty4 server wraps it
- * ({@code ChannelHandlers.wrap}: {@code MultiMessageHandler → HeartbeatHandler → dispatcher}), so {@code dispatcher}
- * and {@code threadpool} keep their meaning.
+ * (the wildcard when {@code anyhost=true} or the host is a loopback/invalid address), the {@code accepts} limit (which
+ * the transport enforces first, as it accepts), refusing connections while closing, and the provider thread pool that
+ * {@code close(timeout)} drains gracefully before the connections close. The handler is wrapped exactly as Dubbo's
+ * netty4 server wraps it ({@code ChannelHandlers.wrap}: {@code MultiMessageHandler → HeartbeatHandler →
+ * dispatcher}), so {@code dispatcher} and {@code threadpool} keep their meaning.
+ *
+ * <p>Against hostile or broken peers, as a standalone {@code SluiceServer}: a frame timeout
+ * ({@code sluice.frame-timeout}) and a per-address connection limit ({@code sluice.max-connections-per-address}),
+ * both enforced by the transport (see {@link DubboUrlOptions}; docs/reliability.md E25b).
  *
  * <p>TLS as Dubbo users configure it (the application's {@code SslConfig}, through Dubbo's {@code CertManager}):
  * see {@link DubboTls}.
@@ -49,6 +54,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SluiceDubboServer extends AbstractServer {
     private static final Logger log = LoggerFactory.getLogger(SluiceDubboServer.class);
+    /** A peer can provoke these lines, one per connection it opens (docs/reliability.md A9b). */
+    private static final LogLimiter IDLE_CLOSES = new LogLimiter();
 
     // Assigned in doOpen(), which AbstractServer's constructor calls before this class's field initialisers would
     // run: so no initialisers here.
@@ -81,6 +88,8 @@ final class SluiceDubboServer extends AbstractServer {
                 .codec(codec)
                 .handler(new Handler())
                 .tls(tls)
+                .maxConnections(DubboUrlOptions.maxConnections(url), DubboUrlOptions.maxConnectionsPerAddress(url))
+                .frameTimeout(DubboUrlOptions.frameTimeout(url))
                 .bind();
         bound = true;
         log.debug("Sluice Dubbo server bound to {} ({}{})", transport.localAddress(), options,
@@ -173,7 +182,7 @@ final class SluiceDubboServer extends AbstractServer {
         public void idle(Connection connection, IdleState state) {
             if (state == IdleState.ALL_IDLE) {
                 SluiceChannel ch = channel(connection);
-                log.info("Closing {}: nothing read or written for {} ms", ch, idleCloseMillis);
+                IDLE_CLOSES.info(log, "Closing {}: nothing read or written for {} ms", ch, idleCloseMillis);
                 ch.close();
             }
         }

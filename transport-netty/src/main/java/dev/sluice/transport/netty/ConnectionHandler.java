@@ -2,6 +2,7 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.jfr.ConnectEvent;
@@ -21,6 +22,9 @@ import org.slf4j.LoggerFactory;
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+    /** Lines a peer can provoke (docs/reliability.md A9b): closes for undecodable input, failures on what it sent. */
+    private static final LogLimiter UNDECODABLE = new LogLimiter();
+    private static final LogLimiter RECEIVED_THREW = new LogLimiter();
 
     private final NettyConnection connection;
     private final TransportHandler handler;
@@ -73,7 +77,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             handler.received(connection, msg);
         } catch (Throwable t) {
             // The handler owns msg once called; it must release on its own failure paths.
-            log.warn("TransportHandler.received threw for {}", connection, t);
+            RECEIVED_THREW.warn(log, "TransportHandler.received threw for {}", connection, t);
         }
     }
 
@@ -122,9 +126,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         } catch (Throwable t) {
             log.warn("TransportHandler.caught threw for {}", connection, t);
         }
-        if (cause instanceof DecoderException) {
-            // The inbound stream cannot be trusted any more: close with the reason.
-            log.warn("Closing {}: undecodable input: {}", connection, reported.toString());
+        if (cause instanceof DecoderException || cause instanceof Error) {
+            // The inbound stream cannot be trusted any more: close with the reason. An Error that reaches here
+            // unwrapped came from another decoder of the pipeline (TLS), which may have kept the bytes that caused it.
+            UNDECODABLE.warn(log, "Closing {}: undecodable input: {}", connection, reported.toString());
             if (observer != null) {
                 observer.decodeError();
             }

@@ -1,10 +1,12 @@
 package dev.sluice.transport.netty;
 
 import dev.sluice.transport.FrameTimeoutException;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.codec.FrameDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,9 +15,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Feeds inbound bytes to the protocol's {@link FrameDecoder}, keeping bytes of incomplete frames for the next read.
- * Runs on the channel's event loop. When the decoder throws, the stream is unusable: the readable bytes are
- * dropped (no busy loop re-reading them) and the error goes down the pipeline, where the connection handler
- * closes the channel with that reason.
+ * Runs on the channel's event loop. When the decoder throws anything, the stream is unusable: the readable bytes are
+ * dropped (no busy loop re-reading them), every later byte is discarded unread, and the error goes down the pipeline
+ * as a {@link DecoderException}, where the connection handler closes the channel with that reason. That includes an
+ * {@link Error} (a {@code StackOverflowError} in a deep parse, an {@code OutOfMemoryError} from a body's array): it
+ * is not rethrown as such, so it never leaves the frame in the buffer to be decoded again on every read, and the
+ * loop's other connections go on (docs/reliability.md A9a).
  *
  * <p><b>Frame timeout.</b> With a positive timeout, a frame must arrive whole within that time of its first byte
  * being buffered: the clock starts when bytes are left over after a decode that consumed something (a new frame
@@ -27,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 final class FrameDecoderAdapter extends ByteToMessageDecoder {
     private static final Logger log = LoggerFactory.getLogger(FrameDecoderAdapter.class);
+    /** A peer can provoke these lines, one per connection it opens (docs/reliability.md A9b). */
+    private static final LogLimiter TIMEOUTS = new LogLimiter();
 
     private final FrameDecoder decoder;
     private final long timeoutNanos;
@@ -35,6 +42,8 @@ final class FrameDecoderAdapter extends ByteToMessageDecoder {
     private boolean partial;
     private long partialSince;
     private ScheduledFuture<?> check;
+    /** Event loop only: the decoder threw; the connection is closing and every byte is dropped. */
+    private boolean failed;
 
     FrameDecoderAdapter(FrameDecoder decoder) {
         this(decoder, 0, null);
@@ -52,13 +61,22 @@ final class FrameDecoderAdapter extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
         int before = in.readerIndex();
         try {
             decoder.decode(in, out);
-        } catch (RuntimeException e) {
+        } catch (Throwable t) {
             in.skipBytes(in.readableBytes());
             partial = false;
-            throw e;
+            failed = true;
+            if (t instanceof RuntimeException) {
+                throw (RuntimeException) t; // Netty wraps it in a DecoderException
+            }
+            // Netty passes an Error on unwrapped, which the connection handler would not take as a reason to close.
+            throw new DecoderException(t);
         }
         if (timeoutNanos > 0) {
             track(ctx, in, in.readerIndex() != before);
@@ -96,7 +114,7 @@ final class FrameDecoderAdapter extends ByteToMessageDecoder {
         ByteBuf buffered = internalBuffer();
         FrameTimeoutException e = new FrameTimeoutException(TimeUnit.NANOSECONDS.toMillis(waited),
                 TimeUnit.NANOSECONDS.toMillis(timeoutNanos), buffered.readableBytes(), ctx.channel().remoteAddress());
-        log.warn("Closing {}: {}", ctx.channel(), e.getMessage());
+        TIMEOUTS.warn(log, "Closing {}: {}", ctx.channel(), e.getMessage());
         partial = false;
         if (onTimeout != null) {
             onTimeout.run();

@@ -1,6 +1,7 @@
 package dev.sluice.transport.netty;
 
 import dev.sluice.transport.Connection;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.ServerTransport;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
@@ -272,16 +273,13 @@ public final class NettyServerTransport implements ServerTransport {
      * by the channel's close.
      */
     static final class ConnectionLimits {
-        private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
-
         private final int maxTotal;
         private final int maxPerAddress;
         private final AtomicInteger total = new AtomicInteger();
         private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
         final AtomicLong refused = new AtomicLong();
         final AtomicLong frameTimeouts = new AtomicLong();
-        private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
-        private final AtomicLong refusedSinceLog = new AtomicLong();
+        private final LogLimiter refusals = new LogLimiter();
 
         ConnectionLimits(int maxTotal, int maxPerAddress) {
             this.maxTotal = maxTotal;
@@ -336,11 +334,8 @@ public final class NettyServerTransport implements ServerTransport {
 
         private void refuse(Channel ch, String why) {
             refused.incrementAndGet();
-            long since = refusedSinceLog.incrementAndGet();
-            long now = System.nanoTime();
-            long last = lastLog.get();
-            if (now - last >= LOG_EVERY_NANOS && lastLog.compareAndSet(last, now)) {
-                refusedSinceLog.addAndGet(-since);
+            long since = refusals.admit();
+            if (since > 0) {
                 log.warn("Refused connection from {}: {} ({} connection(s) refused since the last report, {} in"
                         + " total). Raise maxConnections if this load is expected.", ch.remoteAddress(), why, since,
                         refused.get());

@@ -2,6 +2,7 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.BatchWrite;
 import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.WriteListener;
@@ -83,6 +84,8 @@ import org.slf4j.LoggerFactory;
  */
 final class WriteQueue {
     private static final Logger log = LoggerFactory.getLogger(WriteQueue.class);
+    /** A peer that stops reading buys one of these per connection it holds open (docs/reliability.md A9b). */
+    private static final LogLimiter FORCED_CLOSES = new LogLimiter();
 
     private final Channel channel;
     private final EventLoop loop;
@@ -657,8 +660,9 @@ final class WriteQueue {
     private void armForcedClose(Duration flushTimeout) {
         Runnable force = () -> {
             if (channel.isOpen()) {
-                log.info("Closing {} forcibly: what was queued before its close was not written within {} ms ({}"
-                        + " bytes left); the peer is not reading", channel, flushTimeout.toMillis(), pendingBytes());
+                FORCED_CLOSES.info(log, "Closing {} forcibly: what was queued before its close was not written within"
+                        + " {} ms ({} bytes left); the peer is not reading", channel, flushTimeout.toMillis(),
+                        pendingBytes());
                 channel.close();
             }
         };

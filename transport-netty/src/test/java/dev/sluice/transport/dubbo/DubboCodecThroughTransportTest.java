@@ -28,6 +28,7 @@ import org.apache.dubbo.remoting.Codec2;
 import org.apache.dubbo.remoting.RemotingException;
 import org.apache.dubbo.remoting.exchange.Request;
 import org.apache.dubbo.remoting.exchange.Response;
+import org.apache.dubbo.remoting.exchange.support.DefaultFuture;
 import org.apache.dubbo.remoting.transport.ExceedPayloadLimitException;
 import org.apache.dubbo.rpc.AppResponse;
 import org.apache.dubbo.rpc.RpcInvocation;
@@ -204,7 +205,13 @@ class DubboCodecThroughTransportTest {
         call.setVersion(Version.getProtocolVersion());
         call.setTwoWay(true);
         call.setData(invocation());
-        channel.send(call, false);
+        // A caller waits for it, as with Dubbo's HeaderExchangeChannel; without one the drain withdraws it (D24a).
+        DefaultFuture waiting = DefaultFuture.newFuture(channel, call, 10_000, null);
+        try {
+            channel.send(call, false);
+        } finally {
+            waiting.cancel();
+        }
         Response answer = assertInstanceOf(Response.class, handler.received.get(0));
         assertEquals(call.getId(), answer.getId());
         assertFalse(answer.getErrorMessage().contains("not written"), answer.getErrorMessage());

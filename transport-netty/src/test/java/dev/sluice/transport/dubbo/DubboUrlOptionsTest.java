@@ -104,4 +104,21 @@ class DubboUrlOptionsTest {
         assertTrue(DubboUrlOptions.client(url("sluice.tls.verify-hostname=true")).verifyHostname());
         assertFalse(DubboUrlOptions.client(url("sluice.tls.verify-hostname=false")).verifyHostname());
     }
+
+    @Test
+    void hostilePeerKeysAreReadWithDefaultsAndClearErrors() {
+        assertEquals(Duration.ofSeconds(30), DubboUrlOptions.frameTimeout(url("")));
+        assertEquals(Duration.ofMillis(250), DubboUrlOptions.frameTimeout(url("sluice.frame-timeout=250")));
+        assertEquals(Duration.ZERO, DubboUrlOptions.frameTimeout(url("sluice.frame-timeout=0")));
+        assertEquals(1000, DubboUrlOptions.maxConnectionsPerAddress(url("")));
+        assertEquals(3, DubboUrlOptions.maxConnectionsPerAddress(url("sluice.max-connections-per-address=3")));
+        assertEquals(0, DubboUrlOptions.maxConnections(url("")), "Dubbo's accepts: no limit by default");
+        assertEquals(7, DubboUrlOptions.maxConnections(url("accepts=7")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DubboUrlOptions.frameTimeout(url("sluice.frame-timeout=soon")));
+        assertTrue(e.getMessage().contains("sluice.frame-timeout=soon"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> DubboUrlOptions.maxConnectionsPerAddress(url("sluice.max-connections-per-address=-1")));
+        assertTrue(e.getMessage().contains("must be >= 0"), e.getMessage());
+    }
 }

@@ -135,7 +135,7 @@ class TransporterFramingTest {
         }
     }
 
-    private static boolean readsEndOfStream(InputStream in) throws IOException {
+    static boolean readsEndOfStream(InputStream in) throws IOException {
         try {
             return in.read() == -1;
         } catch (SocketTimeoutException timeout) {
@@ -145,17 +145,17 @@ class TransporterFramingTest {
         }
     }
 
-    private static byte[] header(int flags, long id, int length) {
+    static byte[] header(int flags, long id, int length) {
         return ByteBuffer.allocate(16).putShort((short) 0xdabb).put((byte) flags).put((byte) 0).putLong(id)
                 .putInt(length).array();
     }
 
     /** A two-way fastjson2 heartbeat: an event request whose body is one JSONB null item. */
-    private static byte[] heartbeat(long id) {
+    static byte[] heartbeat(long id) {
         return ByteBuffer.allocate(21).put(header(0xf7, id, 5)).putInt(1).put((byte) 0xaf).array();
     }
 
-    private static Frame read(InputStream in) throws IOException {
+    static Frame read(InputStream in) throws IOException {
         DataInputStream d = new DataInputStream(in);
         byte[] h = new byte[16];
         d.readFully(h);
@@ -166,7 +166,7 @@ class TransporterFramingTest {
         return new Frame(h[2] & 0xff, h[3] & 0xff, b.getLong(4), body);
     }
 
-    private static final class Frame {
+    static final class Frame {
         final int flags;
         final int status;
         final long id;
