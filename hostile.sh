@@ -4,6 +4,8 @@
 #   ./hostile.sh                    build, then every attack against SluiceServer, Dubbo with server=sluice, and
 #                                   Dubbo with its own netty4 server; a Markdown table on stdout (~6 min)
 #   ./hostile.sh dubbo              only the targets named (sluice, adapter, dubbo)
+#   ./hostile.sh decode-cost        instead: event-loop CPU per request frame on a SluiceServer, a typical call
+#                                   against the costliest 8 MiB frames the decoder accepts (LoopDecodeCost, ~2 min)
 #   ./hostile.sh --no-build ...     reuse the last build's classes and classpath
 #   ./hostile.sh --offline ...      mvn -o
 #
@@ -21,12 +23,14 @@ die() { printf '[hostile] error: %s\n' "$*" >&2; exit 2; }
 build=1
 mvn_flags=(-B -q -Dstyle.color=never)
 targets=()
+main=dev.sluice.it.reliability.HostileCompare
 for arg in "$@"; do
   case "$arg" in
     --no-build) build=0 ;;
     --offline) mvn_flags+=(-o) ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}"; exit 0 ;;
     sluice|adapter|dubbo) targets+=("$arg") ;;
+    decode-cost) main=dev.sluice.it.reliability.LoopDecodeCost ;;
     *) die "unknown argument $arg (see --help)" ;;
   esac
 done
@@ -49,7 +53,7 @@ mkdir -p "$out"
   echo
 } > "$out/table.md"
 cd "$ROOT/integration-tests"
-java -Xmx256m -Dsluice.it.logdir="$out" \
+java -Xmx1g -XX:MaxDirectMemorySize=512m -Dsluice.it.logdir="$out" \
   -cp "$ROOT/integration-tests/target/test-classes:$(cat "$CP_FILE")" \
-  dev.sluice.it.reliability.HostileCompare "${targets[@]+"${targets[@]}"}" | tee -a "$out/table.md"
+  "$main" "${targets[@]+"${targets[@]}"}" | tee -a "$out/table.md"
 log "table and child logs in $out"

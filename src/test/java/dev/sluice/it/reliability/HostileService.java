@@ -8,11 +8,19 @@ public interface HostileService {
     /** {@code value * 2}. */
     long twice(long value);
 
+    /** How many values came: a call whose decode is the work and whose answer is small. */
+    int size(java.util.List<Object> values);
+
     /** The implementation. */
     final class Impl implements HostileService {
         @Override
         public long twice(long value) {
             return value * 2;
+        }
+
+        @Override
+        public int size(java.util.List<Object> values) {
+            return values.size();
         }
     }
 }
