@@ -2,8 +2,9 @@
 # What a hostile peer's bytes cost a server, Sluice against Dubbo 3.3.6 (docs/reliability.md H31).
 #
 #   ./hostile.sh                    build, then every attack against SluiceServer, Dubbo with server=sluice, and
-#                                   Dubbo with its own netty4 server; a Markdown table on stdout (~6 min)
-#   ./hostile.sh dubbo              only the targets named (sluice, adapter, dubbo)
+#                                   Dubbo with its own netty4 server (decoding bodies on its I/O thread, its
+#                                   default, then on its provider pool); a Markdown table on stdout (~10 min)
+#   ./hostile.sh dubbo              only the targets named (sluice, adapter, dubbo, dubbo-pool)
 #   ./hostile.sh decode-cost        instead: event-loop CPU per request frame on a SluiceServer, a typical call
 #                                   against the costliest 8 MiB frames the decoder accepts (LoopDecodeCost, ~2 min)
 #   ./hostile.sh --no-build ...     reuse the last build's classes and classpath
@@ -28,8 +29,8 @@ for arg in "$@"; do
   case "$arg" in
     --no-build) build=0 ;;
     --offline) mvn_flags+=(-o) ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    sluice|adapter|dubbo) targets+=("$arg") ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    sluice|adapter|dubbo|dubbo-pool) targets+=("$arg") ;;
     decode-cost) main=dev.sluice.it.reliability.LoopDecodeCost ;;
     *) die "unknown argument $arg (see --help)" ;;
   esac

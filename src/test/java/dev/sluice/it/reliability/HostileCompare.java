@@ -14,26 +14,28 @@ import java.util.Map;
  * stdout; run by {@code hostile.sh} (not part of the test suite). Each server runs in a child JVM of its own (a fresh
  * JIT and heap, in a private network namespace where the machine can make one) through {@link HostileScenario}: a
  * standalone {@code SluiceServer}, Dubbo 3.3.6 with {@code server=sluice}, and Dubbo 3.3.6 with its own
- * {@code netty4} server, all on epoll where the machine has it (Dubbo's netty4 server picks epoll itself on Linux
+ * {@code netty4} server (decoding bodies on its I/O thread, its default, and on its provider pool), all on epoll where
+ * the machine has it (Dubbo's netty4 server picks epoll itself on Linux
  * unless told otherwise), each with one I/O thread. The children report every attack, within bounds or not.
  *
- * <p>Arguments: none, or the targets to run ({@code sluice}, {@code adapter}, {@code dubbo}).
+ * <p>Arguments: none, or the targets to run ({@code sluice}, {@code adapter}, {@code dubbo},
+ * {@code dubbo-pool}).
  */
 public final class HostileCompare {
     private HostileCompare() {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> targets = args.length == 0 ? List.of("sluice", "adapter", "dubbo") : List.of(args);
+        List<String> targets = args.length == 0 ? List.of("sluice", "adapter", "dubbo", "dubbo-pool") : List.of(args);
         String attacks = String.join(",", java.util.Arrays.stream(Attack.values()).map(Enum::name).toList());
         List<ChildResult> results = new ArrayList<>();
         for (String target : targets) {
             List<String> childArgs = new ArrayList<>(List.of(target));
-            if (!target.equals("dubbo")) {
+            if (!target.startsWith("dubbo")) {
                 childArgs.add("EPOLL");
             }
             ChildResult r = IsolatedJvm.of(HostileScenario.class).name("hostile-" + target)
-                    .jvmFlags("-Xmx1g", "-XX:MaxDirectMemorySize=512m")
+                    .jvmFlags("-Xmx1g", "-XX:MaxDirectMemorySize=512m", "-Dio.netty.leakDetection.level=simple")
                     .systemProperty("hostile.attacks", attacks).failOnLeak(false)
                     .args(childArgs.toArray(new String[0])).timeout(Duration.ofMinutes(10)).run();
             System.err.println(r);
@@ -44,7 +46,7 @@ public final class HostileCompare {
         System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---|");
         for (Attack attack : Attack.values()) {
             for (int i = 0; i < targets.size(); i++) {
-                String prefix = targets.get(i) + "." + (targets.get(i).equals("dubbo") ? "netty4" : "EPOLL") + ".";
+                String prefix = targets.get(i) + "." + (targets.get(i).startsWith("dubbo") ? "netty4" : "EPOLL") + ".";
                 ChildResult.Line line = results.get(i).result(prefix + attack + ".cost").orElse(null);
                 if (line == null) {
                     System.out.println("| " + attack + " | " + label(targets.get(i)) + " | (no result) |||||||");
@@ -67,6 +69,8 @@ public final class HostileCompare {
                 return "SluiceServer";
             case "adapter":
                 return "Dubbo 3.3.6, server=sluice";
+            case "dubbo-pool":
+                return "Dubbo 3.3.6, netty4, decode on pool";
             default:
                 return "Dubbo 3.3.6, netty4";
         }

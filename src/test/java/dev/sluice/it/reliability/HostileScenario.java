@@ -31,7 +31,11 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
  *       there Dubbo's own codec decodes bodies (on the I/O thread, in Dubbo 3.3's default isolation mode), so the
  *       codec attacks measure Dubbo, as the {@code dubbo} target does;</li>
  *   <li>{@code sluice <NIO|EPOLL>...}: a standalone {@link SluiceServer} per kind, held to {@link HostileBounds};</li>
- *   <li>{@code dubbo}: a plain Dubbo 3.3.6 provider ({@code server=netty4}), measured and reported only.</li>
+ *   <li>{@code dubbo}: a plain Dubbo 3.3.6 provider ({@code server=netty4}), measured and reported only; it decodes
+ *       request bodies on its I/O thread, as Dubbo 3.3 does in its default {@code executor-management-mode}
+ *       ({@code isolation});</li>
+ *   <li>{@code dubbo-pool}: the same with {@code executor-management-mode=default}, where Dubbo decodes bodies on its
+ *       provider pool ({@code decode.in.io.thread=false}, its default there).</li>
  * </ul>
  * Every server has one I/O thread, a 1 MiB pending-bytes cap and a 1 s frame timeout where it has those settings,
  * hessian2 and fastjson2 accepted, and exports {@link HostileService}. System property {@code hostile.attacks} (a
@@ -56,15 +60,18 @@ public final class HostileScenario {
             switch (args[0]) {
                 case "adapter":
                 case "dubbo":
-                    String[] kinds = args[0].equals("dubbo") ? new String[] {"netty4"}
+                case "dubbo-pool":
+                    boolean dubbo = args[0].startsWith("dubbo");
+                    String[] kinds = dubbo ? new String[] {"netty4"}
                             : java.util.Arrays.copyOfRange(args, 1, args.length);
                     for (String kind : kinds) {
                         FrameworkModel model = new FrameworkModel();
                         int port = DubboPeers.freePort();
-                        DubboBootstrap boot = provider(model, port, args[0].equals("dubbo") ? null : kind);
+                        DubboBootstrap boot = provider(model, port, dubbo ? null : kind,
+                                args[0].equals("dubbo-pool"));
                         try {
-                            String prefix = args[0].equals("dubbo") ? "NettyServerWorker" : "sluice-server";
-                            long frameTimeout = args[0].equals("dubbo") ? 0 : HostileBounds.FRAME_TIMEOUT_MILLIS;
+                            String prefix = dubbo ? "NettyServerWorker" : "sluice-server";
+                            long frameTimeout = dubbo ? 0 : HostileBounds.FRAME_TIMEOUT_MILLIS;
                             attackAll(args[0] + "." + kind, new Target(Scenario.testAddress(), port, prefix,
                                     frameTimeout), attacks, args[0].equals("adapter"));
                         } finally {
@@ -108,8 +115,11 @@ public final class HostileScenario {
         }
     }
 
-    /** A Dubbo 3.3.6 provider of {@link HostileService} on {@code port}: netty4 when {@code kind} is null. */
-    private static DubboBootstrap provider(FrameworkModel model, int port, String kind) {
+    /**
+     * A Dubbo 3.3.6 provider of {@link HostileService} on {@code port}: netty4 when {@code kind} is null; bodies
+     * decoded on the provider pool when {@code decodeOnPool}.
+     */
+    private static DubboBootstrap provider(FrameworkModel model, int port, String kind, boolean decodeOnPool) {
         ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
         protocol.setSerialization("hessian2");
         protocol.setIothreads(1);
@@ -122,8 +132,12 @@ public final class HostileScenario {
             params.put("sluice.frame-timeout", Long.toString(HostileBounds.FRAME_TIMEOUT_MILLIS));
         }
         protocol.setParameters(params);
+        org.apache.dubbo.config.ApplicationConfig application = DubboPeers.application("hostile-provider");
+        if (decodeOnPool) {
+            application.setExecutorManagementMode("default");
+        }
         return DubboBootstrap.newInstance(model)
-                .application(DubboPeers.application("hostile-provider"))
+                .application(application)
                 .registry(DubboPeers.noRegistry())
                 .protocol(protocol)
                 .service(DubboPeers.service(HostileService.class, new HostileService.Impl()))
