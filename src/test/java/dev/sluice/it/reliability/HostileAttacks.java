@@ -49,8 +49,11 @@ final class HostileAttacks {
     static final int[] CLASS_DEFINITIONS = {1_000, 2_000, 3_000, 4_000, 4_090};
     /** Empty lists and maps in the decoded-size frame. */
     static final int EMPTY_CONTAINERS = 1_000_000;
-    /** Most bytes of two-way heartbeats a never-reading peer tries to send. */
-    static final int HEARTBEAT_BYTES = 4 * 1024 * 1024;
+    /**
+     * Most bytes of two-way heartbeats a never-reading peer tries to send: more than the kernel's socket buffers on
+     * both sides hold (a few MiB on loopback), so the answers must queue in the server.
+     */
+    static final int HEARTBEAT_BYTES = 16 * 1024 * 1024;
     /** Body bytes a trickling peer sends at once (of a frame declaring twice as many). */
     static final int TRICKLE_BYTES = 512 * 1024;
 
