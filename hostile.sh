@@ -9,6 +9,7 @@
 #                                   against the costliest 8 MiB frames the decoder accepts (LoopDecodeCost, ~2 min)
 #   ./hostile.sh --no-build ...     reuse the last build's classes and classpath
 #   ./hostile.sh --offline ...      mvn -o
+#   HOSTILE_ATTACKS=UNREAD_HEARTBEATS,TRICKLED_BODY ./hostile.sh ...   only these attacks (HostileAttacks.Attack)
 #
 # Each server runs in a child JVM of its own (dev.sluice.it.reliability.HostileScenario, through the test harness
 # IsolatedJvm: a private network namespace where the machine can make one), attacked from inside that JVM over real
@@ -29,7 +30,7 @@ for arg in "$@"; do
   case "$arg" in
     --no-build) build=0 ;;
     --offline) mvn_flags+=(-o) ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     sluice|adapter|dubbo|dubbo-pool) targets+=("$arg") ;;
     decode-cost) main=dev.sluice.it.reliability.LoopDecodeCost ;;
     *) die "unknown argument $arg (see --help)" ;;
@@ -54,7 +55,7 @@ mkdir -p "$out"
   echo
 } > "$out/table.md"
 cd "$ROOT/integration-tests"
-java -Xmx1g -XX:MaxDirectMemorySize=512m -Dsluice.it.logdir="$out" \
+java -Xmx1g -XX:MaxDirectMemorySize=512m -Dsluice.it.logdir="$out" ${HOSTILE_ATTACKS:+-Dhostile.attacks="$HOSTILE_ATTACKS"} \
   -cp "$ROOT/integration-tests/target/test-classes:$(cat "$CP_FILE")" \
   "$main" "${targets[@]+"${targets[@]}"}" | tee -a "$out/table.md"
 log "table and child logs in $out"

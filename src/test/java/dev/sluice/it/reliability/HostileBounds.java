@@ -18,16 +18,20 @@ final class HostileBounds {
     /** The frame timeout the servers under attack run with. */
     static final long FRAME_TIMEOUT_MILLIS = 1_000;
 
-    /** Loop CPU: a constant for a short exchange, plus this per byte sent. */
+    /**
+     * Loop CPU: a constant for a short exchange, plus this per byte sent: about what a well-formed small request
+     * costs the loop per byte (a call of a few hundred bytes takes tens of microseconds), so an attack may cost no
+     * more per byte than ordinary traffic.
+     */
     static final long LOOP_CPU_BASE_NANOS = 300_000_000L;
-    static final double LOOP_CPU_NANOS_PER_BYTE = 150;
+    static final double LOOP_CPU_NANOS_PER_BYTE = 400;
     /**
      * The slowest answer the well-behaved peer may wait for during an attack: generous, as on a shared two-core
      * machine it mostly measures the load; the CPU bounds are the strict ones.
      */
     static final long PROBE_MAX_MILLIS = 3_000;
-    /** Log lines: a few, plus one per this many bytes sent. */
-    static final long LOG_LINES_BASE = 10;
+    /** Log lines: a few warnings with their stack traces, plus one line per this many bytes sent. */
+    static final long LOG_LINES_BASE = 100;
     static final long BYTES_PER_LOG_LINE = 64 * 1024;
     /** Heap retained (or held, while the attacker's connection is open): a constant plus this share of bytes sent. */
     static final long HEAP_BASE = 2 * MIB;

@@ -18,7 +18,8 @@ import java.util.Map;
  * the machine has it (Dubbo's netty4 server picks epoll itself on Linux
  * unless told otherwise), each with one I/O thread. The children report every attack, within bounds or not.
  *
- * <p>Arguments: none, or the targets to run ({@code sluice}, {@code adapter}, {@code dubbo},
+ * <p>System property {@code hostile.attacks}: the attacks to run (comma-separated {@link Attack} names; default all).
+ * Arguments: none, or the targets to run ({@code sluice}, {@code adapter}, {@code dubbo},
  * {@code dubbo-pool}).
  */
 public final class HostileCompare {
@@ -27,7 +28,8 @@ public final class HostileCompare {
 
     public static void main(String[] args) throws Exception {
         List<String> targets = args.length == 0 ? List.of("sluice", "adapter", "dubbo", "dubbo-pool") : List.of(args);
-        String attacks = String.join(",", java.util.Arrays.stream(Attack.values()).map(Enum::name).toList());
+        String attacks = System.getProperty("hostile.attacks",
+                String.join(",", java.util.Arrays.stream(Attack.values()).map(Enum::name).toList()));
         List<ChildResult> results = new ArrayList<>();
         for (String target : targets) {
             List<String> childArgs = new ArrayList<>(List.of(target));

@@ -52,6 +52,8 @@ public final class LoopDecodeCost {
             hostile.put("8 MiB: BigDecimals of 1,000 digits (the digit cap)", list(LIMIT, bigDecimals(1_000)));
             hostile.put("8 MiB: BigDecimals of 1,001 digits (one over the cap)", list(LIMIT, bigDecimals(1_001)));
             hostile.put("8 MiB: empty lists and maps", list(LIMIT, emptyContainers()));
+            hostile.put("empty lists and maps, 990,000 (under a budget of 1,000,000 values)",
+                    list(LIMIT, emptyContainers(), 990_000));
             hostile.put("8 MiB: map keys that share one hash code", list(LIMIT, collidingMap()));
             hostile.put("8 MiB: one string of 3-byte characters", list(LIMIT, oneString()));
             hostile.put("8 MiB: short strings", list(LIMIT, shortStrings()));
@@ -150,13 +152,18 @@ public final class LoopDecodeCost {
      * fixed-length untyped list ('X', its length, the items).
      */
     private static byte[] list(int limit, Items items) {
+        return list(limit, items, Integer.MAX_VALUE);
+    }
+
+    /** As {@link #list(int, Items)}, with at most {@code maxCount} items. */
+    private static byte[] list(int limit, Items items, int maxCount) {
         byte[] head = Wire.hessian2("2.0.2", PATH, "0.0.0", "size", SIZE_DESC);
         ByteArrayOutputStream values = new ByteArrayOutputStream(limit);
         values.writeBytes(items.first());
         int count = 1;
         byte[] next = items.next();
         int reserve = head.length + 1 + 5 + items.end().length + 2;
-        while (values.size() + next.length + reserve <= limit) {
+        while (values.size() + next.length + reserve <= limit && count < maxCount) {
             values.writeBytes(next);
             count++;
             next = items.next();
