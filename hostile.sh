@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a hostile peer's bytes cost a server, Sluice against Dubbo 3.3.6 (docs/reliability.md H31).
+# What a hostile peer's bytes cost a server, Sluice against Dubbo 3.3.6 (docs/reliability.md H35).
 #
 #   ./hostile.sh                    build, then every attack against SluiceServer, Dubbo with server=sluice, and
 #                                   Dubbo with its own netty4 server (decoding bodies on its I/O thread, its

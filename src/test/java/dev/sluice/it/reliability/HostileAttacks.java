@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The attacks of docs/reliability.md H31, as real bytes on real sockets against a Dubbo-protocol
+ * The attacks of docs/reliability.md H35, as real bytes on real sockets against a Dubbo-protocol
  * server exporting {@link HostileService}: a Sluice server, Dubbo with the {@code sluice} Transporter, or plain
  * Dubbo 3.3.6. Each attack runs while a well-behaved peer calls {@code $echo} on its own connection (the
  * {@link Probe}), and returns a {@link Result}: the bytes it sent and what they cost the server

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The bounds every attack of {@link HostileAttacks} must stay within on a Sluice server (docs/reliability.md H31),
+ * The bounds every attack of {@link HostileAttacks} must stay within on a Sluice server (docs/reliability.md H35),
  * each a constant plus a cost per byte the attacker sent. The constants absorb what any short exchange costs (code
  * warming up, a full GC's noise); the per-byte terms are what a peer can buy. The unfixed server exceeded them by an
  * order of magnitude or more; the figures measured both ways are in docs/reliability.md.

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * docs/reliability.md H31: a hostile peer's attacks as real bytes on real sockets against a real server, each
+ * docs/reliability.md H35: a hostile peer's attacks as real bytes on real sockets against a real server, each
  * measured for what it cost per byte sent: loop CPU, process CPU, loop allocation, heap and direct memory held, log
  * lines; and a well-behaved peer on the same (only) event loop must be answered promptly throughout, and the server
  * must serve afterwards. The bounds are {@link HostileBounds}; the attacks and the measuring {@link HostileAttacks}.
