@@ -380,7 +380,9 @@ class WriteQueueTest {
 
     @Test
     void pendingBytesCapFailsFastWithSizesAndReleases() throws Exception {
-        LocalPair p = open(TransportOptions.builder().pendingBytesCap(1000).build());
+        int charge = 300 + WriteQueue.FRAME_OVERHEAD; // a 300-byte frame in a 300-byte buffer
+        long cap = 3 * charge + 100;
+        LocalPair p = open(TransportOptions.builder().pendingBytesCap(cap).build());
         CountDownLatch gate = p.blockLoop();
         try {
             for (int i = 0; i < 3; i++) {
@@ -390,10 +392,11 @@ class WriteQueueTest {
             PendingBytesExceededException e = assertThrows(PendingBytesExceededException.class,
                     () -> p.queue().enqueue(over, new Probe()));
             assertEquals(0, over.refCnt());
-            assertEquals(900, e.pendingBytes());
-            assertEquals(300, e.messageBytes());
-            assertEquals(1000, e.cap());
-            assertTrue(e.getMessage().contains("1000") && e.getMessage().contains("300"), e.getMessage());
+            assertEquals(3 * charge, e.pendingBytes());
+            assertEquals(charge, e.messageBytes());
+            assertEquals(cap, e.cap());
+            assertTrue(e.getMessage().contains(Long.toString(cap)) && e.getMessage().contains(Integer.toString(charge)),
+                    e.getMessage());
         } finally {
             gate.countDown();
         }
@@ -403,7 +406,8 @@ class WriteQueueTest {
 
     @Test
     void concurrentProducersFillTheCapExactlyAndNeverSeeMoreThanItQueued() throws Exception {
-        LocalPair p = open(TransportOptions.builder().pendingBytesCap(30_000).build());
+        long cap = 100 * (300 + WriteQueue.FRAME_OVERHEAD);
+        LocalPair p = open(TransportOptions.builder().pendingBytesCap(cap).build());
         CountDownLatch gate = p.blockLoop();
         int threads = 8;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -415,7 +419,7 @@ class WriteQueueTest {
             for (int t = 0; t < threads; t++) {
                 fs.add(pool.submit(() -> {
                     start.await();
-                    for (int i = 0; i < 200; i++) { // 8 x 200 x 300 bytes offered against a 30,000-byte cap
+                    for (int i = 0; i < 200; i++) { // 8 x 200 frames of 300 bytes offered against a cap for 100
                         try {
                             p.queue().enqueue(TestFrames.frame(ALLOC, 0, i, 288), null);
                             accepted.incrementAndGet();
@@ -431,8 +435,8 @@ class WriteQueueTest {
                 f.get(30, TimeUnit.SECONDS);
             }
             assertEquals(100, accepted.get(), "the cap is filled exactly, by 300-byte frames");
-            assertEquals(30_000, p.queue().pendingBytes());
-            assertTrue(worstReported.get() <= 30_000, "reported pending bytes above the cap: " + worstReported.get());
+            assertEquals(cap, p.queue().pendingBytes());
+            assertTrue(worstReported.get() <= cap, "reported pending bytes above the cap: " + worstReported.get());
         } finally {
             gate.countDown();
             pool.shutdownNow();
@@ -450,7 +454,7 @@ class WriteQueueTest {
         p.sync();
         p.sync();
         assertEquals(0, p.recorder.writes.get(), "nothing drained while unwritable");
-        assertEquals(120, p.queue().pendingBytes());
+        assertEquals(10 * (12 + WriteQueue.FRAME_OVERHEAD), p.queue().pendingBytes(), "10 frames of 12 bytes");
         p.group.next().submit(() -> p.client.unsafe().outboundBuffer().setUserDefinedWritability(1, true))
                 .get(5, TimeUnit.SECONDS);
         p.awaitReceived(10);
