@@ -275,7 +275,6 @@ class PeerStopsReadingTest {
                     sent.get() / 1024, blocks * block.length / 1024, written.isDone(), served.contains("marker"),
                     worst / MIB, heap / 1024, cap / 1024);
             assertFalse(written.isDone(), "the server stopped reading the peer that does not read: its writes block");
-            assertEquals(last, sent.get(), "the peer's writer made no progress");
             assertFalse(served.contains("marker"), "the server did not read everything");
             assertTrue(worst < 12 * MIB, "direct memory bounded: grew " + worst / MIB + " MiB");
             // The test JVM tracks every buffer for leaks (a stack trace each): a heap bound here is loose, the exact

@@ -35,8 +35,10 @@ public final class NettyConnection implements Connection {
     NettyConnection(Channel channel, FrameEncoder encoder, TransportOptions options) {
         this.channel = channel;
         this.encoder = encoder;
+        // Only a server's connection (an accepted channel has a parent) pauses reading over its cap: its outbound
+        // bytes answer the peer's requests. A client must keep reading the answers to its own.
         this.writeQueue = new WriteQueue(channel, options.drainMaxMessages(), options.drainMaxBytes(),
-                options.pendingBytesCap(), options.batchWrite());
+                options.pendingBytesCap(), options.batchWrite(), channel.parent() != null);
         writeQueue.observer(options.observer());
         this.closeTimeout = options.closeTimeout();
         channel.closeFuture().addListener(f -> closeFuture.complete(null));

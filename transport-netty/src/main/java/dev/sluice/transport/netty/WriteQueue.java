@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * socket has taken it (the completion of its write gives it back), whichever thread wrote it and whichever way it went
  * (the on-loop fast path included). A frame is charged what it holds, not only its wire bytes: its buffer's capacity
  * plus {@link #FRAME_OVERHEAD} ({@link #charge}), so many tiny frames cannot hold many times the cap. Above the cap
- * {@code enqueue} fails fast with {@link PendingBytesExceededException} and the connection stops reading
+ * {@code enqueue} fails fast with {@link PendingBytesExceededException} and a server's connection stops reading
  * ({@code autoRead} off) until its outbound side has drained to half the cap: a peer that sends requests but never
  * reads the answers cannot make us buffer without bound. This queue is then the one owner of {@code autoRead} it
  * expects: it pauses only a channel that is reading and resumes only what it paused. The drain stops while the channel
@@ -124,6 +124,13 @@ final class WriteQueue {
     private final int maxBytes;
     private final long pendingBytesCap;
     private final boolean gather;
+    /**
+     * Whether going over the cap pauses reading: true where the outbound bytes answer the peer's requests (a
+     * server's connection), so that not reading stops the peer from asking for more. A client's outbound bytes are
+     * its own requests: reading the answers does not add to them, and pausing would only leave answered calls
+     * waiting for their timeouts (and a healthy server taken for a stalled one).
+     */
+    private final boolean pauseReadingOverCap;
 
     /** Event loop only: frames written directly since the last flush of them, and their bytes (for events). */
     private int directMessages;
@@ -144,6 +151,13 @@ final class WriteQueue {
         this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite);
     }
 
+    /** As above; {@code pauseReadingOverCap} false for a client's connection (see {@link #pauseReadingOverCap}). */
+    WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite,
+               boolean pauseReadingOverCap) {
+        this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite,
+                PlatformDependent.newMpscQueue(), pauseReadingOverCap);
+    }
+
     /** For tests: a queue whose drain runs on {@code loop} (which may reject it). */
     WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
                BatchWrite batchWrite) {
@@ -153,6 +167,11 @@ final class WriteQueue {
     /** For tests: as above, over {@code queue} (any queue safe for many producers and one consumer). */
     WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
                BatchWrite batchWrite, Queue<Item> queue) {
+        this(channel, loop, maxMessages, maxBytes, pendingBytesCap, batchWrite, queue, true);
+    }
+
+    private WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
+                       BatchWrite batchWrite, Queue<Item> queue, boolean pauseReadingOverCap) {
         if (maxMessages < 1 || maxBytes < 1 || pendingBytesCap < 1) {
             throw new IllegalArgumentException("WriteQueue needs positive bounds, got " + maxMessages + " messages, "
                     + maxBytes + " bytes, cap " + pendingBytesCap);
@@ -164,6 +183,7 @@ final class WriteQueue {
         this.maxBytes = maxBytes;
         this.pendingBytesCap = pendingBytesCap;
         this.gather = batchWrite == BatchWrite.GATHER;
+        this.pauseReadingOverCap = pauseReadingOverCap;
     }
 
     /**
@@ -608,8 +628,14 @@ final class WriteQueue {
         }
     }
 
-    /** Any thread: a producer was refused for the cap; have the loop stop reading from this connection. */
+    /**
+     * Any thread: a producer was refused for the cap; have the loop stop reading from this connection, when its
+     * outbound bytes answer the peer ({@link #pauseReadingOverCap}).
+     */
     private void requestReadPause() {
+        if (!pauseReadingOverCap) {
+            return;
+        }
         if (loop.inEventLoop()) {
             pauseReadingIfOverCap();
         } else if (pauseRequested.compareAndSet(false, true)) {
