@@ -192,7 +192,7 @@ public final class NettyClientTransport implements ClientTransport {
             lastFailure = null;
             backoffMillis = options.reconnectInitialBackoff().toMillis();
             if (everConnected && options.observer() != null) {
-                options.observer().reconnected();
+                GuardedObserver.of(options.observer()).reconnected();
             }
             everConnected = true;
             attempt.complete(c);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.PendingBytesExceededException;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
 import io.netty.buffer.ByteBuf;
@@ -376,6 +377,82 @@ class WriteQueueTest {
         for (Probe probe : second) {
             assertNull(probe.failure.get());
         }
+    }
+
+    /** An observer every one of whose methods throws: a metrics binding with a bug. */
+    static final class ThrowingObserver implements TransportObserver {
+        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+
+        private void fail() {
+            calls.incrementAndGet();
+            throw new IllegalStateException("observer bug");
+        }
+
+        @Override
+        public void connectionOpened(java.util.function.LongSupplier pendingBytes) {
+            fail();
+        }
+
+        @Override
+        public void connectionClosed(java.util.function.LongSupplier pendingBytes) {
+            fail();
+        }
+
+        @Override
+        public void bytesRead(int bytes) {
+            fail();
+        }
+
+        @Override
+        public void frameRead() {
+            fail();
+        }
+
+        @Override
+        public void batchWritten(int messages, long bytes, boolean chunkBoundHit) {
+            fail();
+        }
+
+        @Override
+        public void queueWait(long nanos) {
+            fail();
+        }
+
+        @Override
+        public void unwritable(long nanos) {
+            fail();
+        }
+
+        @Override
+        public void pendingBytesExceeded() {
+            fail();
+        }
+    }
+
+    // docs/reliability.md B16a: the observer is called after frames were taken from the queue (queue wait, batch
+    // counts) and before the flush of frames written directly; a throw there must strand none of them.
+    @Test
+    void anObserverThatThrowsStrandsNoFrame() throws Exception {
+        ThrowingObserver observer = new ThrowingObserver();
+        LocalPair p = open(TransportOptions.builder().observer(observer).drainChunk(4, 256 * 1024).build());
+        CountDownLatch gate = p.blockLoop();
+        List<Probe> probes;
+        try {
+            probes = enqueue(p, 20, 0); // queued while the loop is held: drained in chunks of 4
+        } finally {
+            gate.countDown();
+        }
+        Probe direct = new Probe();
+        p.group.next().submit(() -> p.queue().enqueue(TestFrames.frame(ALLOC, 0, 20, 0), direct))
+                .get(5, TimeUnit.SECONDS); // written directly on the loop, flushed after the task
+        probes.add(direct);
+        p.awaitReceived(21);
+        for (Probe probe : probes) {
+            assertTrue(probe.written.await(5, TimeUnit.SECONDS), "every listener completed");
+        }
+        assertEquals(0, p.queue().pendingBytes());
+        assertEquals(0, p.queue().queuedItems());
+        assertTrue(observer.calls.get() > 0, "the observer was called (and threw)");
     }
 
     @Test
