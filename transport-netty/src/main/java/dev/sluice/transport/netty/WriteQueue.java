@@ -89,7 +89,8 @@ final class WriteQueue {
      * What one frame holds beyond its buffer's memory while it waits, charged to the cap with it: the buffer object
      * and its reference count, this queue's {@link Item} and its queue slot, the caller's listener, and once handed
      * to the channel Netty's outbound entry, the write's promise, and the completion with its listener array. A
-     * bound on the heap of these objects (compressed or plain references), not a measurement: without it a peer
+     * bound on the heap of these objects while the frame is queued (how many can be in the channel at once is bounded
+     * by its write-buffer high water mark, which counts Netty's entry), not a measurement: without it a peer
      * that provokes tiny answers and reads none (a two-way heartbeat is answered with a 16-byte frame) would make
      * the cap, counted in wire bytes, allow many times its size in heap.
      */
@@ -147,11 +148,7 @@ final class WriteQueue {
     /** Set once the channel is closed: everything queued fails with this cause. */
     private volatile Throwable closedCause;
 
-    WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite) {
-        this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite);
-    }
-
-    /** As above; {@code pauseReadingOverCap} false for a client's connection (see {@link #pauseReadingOverCap}). */
+    /** {@code pauseReadingOverCap} is false for a client's connection (see {@link #pauseReadingOverCap}). */
     WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite,
                boolean pauseReadingOverCap) {
         this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite,
