@@ -41,7 +41,8 @@ public interface Connection {
 
     /**
      * Bytes accepted by {@link #send} and not yet written to the socket (still queued, or in the channel's outbound
-     * buffer). This is what the pending-bytes cap bounds.
+     * buffer), each frame counted as what it holds (its buffer's capacity plus a fixed per-frame overhead). This is
+     * what the pending-bytes cap bounds.
      */
     long pendingBytes();
 

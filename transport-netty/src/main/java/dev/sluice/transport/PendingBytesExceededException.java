@@ -13,7 +13,8 @@ public class PendingBytesExceededException extends SluiceException {
     private final long cap;
 
     public PendingBytesExceededException(long pendingBytes, int messageBytes, long cap) {
-        super("Not sent: " + messageBytes + " bytes would exceed the connection's pending-bytes cap of " + cap
+        super("Not sent: a frame charged " + messageBytes + " bytes (its buffer plus the per-frame overhead) would"
+                + " exceed the connection's pending-bytes cap of " + cap
                 + " (" + pendingBytes + " bytes already queued and not yet written); the peer is reading too slowly."
                 + " Retry later, use another connection, or raise pendingBytesCap.");
         this.pendingBytes = pendingBytes;

@@ -138,7 +138,9 @@ public final class TransportOptions {
 
     /**
      * Most bytes a connection holds unwritten (queued, or handed to the channel and not yet taken by the socket)
-     * before {@code send} fails fast; while it is over this cap the connection also stops reading from its peer.
+     * before {@code send} fails fast; while it is over this cap the connection also stops reading from its peer. Each
+     * frame counts what it holds: its buffer's capacity plus a fixed per-frame overhead for the objects that carry
+     * it, so many tiny frames cannot hold many times the cap in heap.
      */
     public long pendingBytesCap() {
         return pendingBytesCap;

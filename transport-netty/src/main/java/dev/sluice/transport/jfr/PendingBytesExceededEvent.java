@@ -16,6 +16,7 @@ import jdk.jfr.Name;
 @Enabled(false)
 public final class PendingBytesExceededEvent extends Event {
     @Label("Frame Bytes")
+    @Description("What the frame is charged against the cap: its buffer's capacity plus the per-frame overhead")
     @DataAmount
     public long frameBytes;
 

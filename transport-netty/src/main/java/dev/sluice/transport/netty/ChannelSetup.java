@@ -68,8 +68,8 @@ final class ChannelSetup {
         if (r > 0 || w > 0 || a > 0) {
             p.addLast("idle", new IdleStateHandler(r, w, a, TimeUnit.MILLISECONDS));
         }
-        if (options.observer() != null) {
-            p.addLast("bytes-in", new BytesReadCounter(options.observer()));
+        if (connection.observer() != null) {
+            p.addLast("bytes-in", new BytesReadCounter(connection.observer()));
         }
         long stall = options.stallTimeout().toNanos();
         if (stall > 0) {
@@ -77,7 +77,7 @@ final class ChannelSetup {
         }
         p.addLast("frame-decoder", new FrameDecoderAdapter(codec.newDecoder(connection), frameTimeoutNanos,
                 onFrameTimeout));
-        p.addLast("connection", new ConnectionHandler(connection, handler, onClosed, options.observer()));
+        p.addLast("connection", new ConnectionHandler(connection, handler, onClosed, connection.observer()));
         return connection;
     }
 }

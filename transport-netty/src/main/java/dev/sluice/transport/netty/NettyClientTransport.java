@@ -178,11 +178,21 @@ public final class NettyClientTransport implements ClientTransport {
                 attempt.completeExceptionally(new TransportClosedException("Client to " + remote + " is closed"));
                 return;
             }
+            if (!ch.isActive()) {
+                // Closed before this listener ran (a server over its connection limit accepts and closes at once):
+                // its close found no current connection and scheduled nothing. A failed attempt: redial.
+                ConnectFailedException failure = new ConnectFailedException("Connection to " + remote
+                        + " closed as soon as it was established; the server may be refusing connections", null);
+                lastFailure = failure;
+                attempt.completeExceptionally(failure);
+                scheduleReconnect();
+                return;
+            }
             current = c;
             lastFailure = null;
             backoffMillis = options.reconnectInitialBackoff().toMillis();
             if (everConnected && options.observer() != null) {
-                options.observer().reconnected();
+                GuardedObserver.of(options.observer()).reconnected();
             }
             everConnected = true;
             attempt.complete(c);

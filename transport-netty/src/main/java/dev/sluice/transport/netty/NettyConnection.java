@@ -2,6 +2,7 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
 import dev.sluice.transport.codec.FrameEncoder;
@@ -29,15 +30,20 @@ public final class NettyConnection implements Connection {
     private final ConcurrentMap<String, Object> attributes = new ConcurrentHashMap<>(4);
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
     private final Duration closeTimeout;
+    /** The options' observer, guarded so that nothing it throws strands a frame or a close; null when none. */
+    private final TransportObserver observer;
     /** Written by {@link StallDetector} on the event loop; read by any thread. */
     private volatile boolean stalled;
 
     NettyConnection(Channel channel, FrameEncoder encoder, TransportOptions options) {
         this.channel = channel;
         this.encoder = encoder;
+        // Only a server's connection (an accepted channel has a parent) pauses reading over its cap: its outbound
+        // bytes answer the peer's requests. A client must keep reading the answers to its own.
         this.writeQueue = new WriteQueue(channel, options.drainMaxMessages(), options.drainMaxBytes(),
-                options.pendingBytesCap(), options.batchWrite());
-        writeQueue.observer(options.observer());
+                options.pendingBytesCap(), options.batchWrite(), channel.parent() != null);
+        this.observer = GuardedObserver.of(options.observer());
+        writeQueue.observer(observer);
         this.closeTimeout = options.closeTimeout();
         channel.closeFuture().addListener(f -> closeFuture.complete(null));
     }
@@ -171,6 +177,11 @@ public final class NettyConnection implements Connection {
 
     WriteQueue writeQueue() {
         return writeQueue;
+    }
+
+    /** The guarded observer ({@link GuardedObserver}), or null. */
+    TransportObserver observer() {
+        return observer;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.sluice.transport.netty;
 import dev.sluice.transport.TransportHandler;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,13 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * A check runs every {@code T / 5} (at least every 5 ms), so detection takes between {@code 2T} and about
  * {@code 2.4T} after the first unanswered write.
+ *
+ * <p><b>Silence counts only while our bytes are not moving.</b> A frame enters the pipeline long before its last byte
+ * reaches the socket when it is large or the path is slow, and the probe waits behind it. So while the channel's
+ * outbound buffer is making progress (its front write advanced or completed since the last check), the peer is
+ * taking our bytes: both clocks (since the write, since the probe) start again. A frozen peer's receive window
+ * closes once its buffer is full, our bytes stop moving, and its silence counts from then. What the kernel's send
+ * buffer has taken is not seen here, so only an upload larger than that buffer is protected.
  *
  * <p>Two guards keep a slow or paused <em>client</em> from being taken for a stalled peer:
  * <ul>
@@ -70,6 +78,9 @@ final class StallDetector extends ChannelDuplexHandler {
     /** The guard refused the mark in this silence already (logged once per silence). */
     private boolean refusedLogged;
     private ScheduledFuture<?> tick;
+    /** The front message of the channel's outbound buffer at the last check, and how far it had been written. */
+    private Object outboundFront;
+    private long outboundFrontProgress;
 
     StallDetector(NettyConnection connection, TransportHandler handler, long timeoutNanos) {
         this(connection, handler, timeoutNanos, StallGuard.PROCESS);
@@ -165,6 +176,16 @@ final class StallDetector extends ChannelDuplexHandler {
         if (!probing || !ctx.channel().isActive() || connection.isStalled() || writtenSince == 0) {
             return;
         }
+        if (outboundMoved(ctx)) {
+            // Our bytes are reaching the peer: what it has not answered yet may be behind them. Start again.
+            writtenSince = nonZero(now);
+            pausedAtWrite = paused;
+            if (probeSent != 0) {
+                probeSent = writtenSince;
+                pausedAtProbe = paused;
+            }
+            return;
+        }
         if (probeSent != 0) {
             long silent = now - probeSent - (paused - pausedAtProbe);
             if (silent >= timeoutNanos) {
@@ -175,6 +196,20 @@ final class StallDetector extends ChannelDuplexHandler {
         if (now - writtenSince - (paused - pausedAtWrite) >= timeoutNanos) {
             sendProbe(now);
         }
+    }
+
+    /**
+     * Event loop: whether the channel's outbound buffer made progress since the last call (its front write was
+     * written further, or completed and another took its place); false when it holds nothing.
+     */
+    private boolean outboundMoved(ChannelHandlerContext ctx) {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        Object front = out == null ? null : out.current();
+        long progress = front == null ? 0 : out.currentProgress();
+        boolean moved = front != null && (front != outboundFront || progress != outboundFrontProgress);
+        outboundFront = front;
+        outboundFrontProgress = progress;
+        return moved;
     }
 
     private void stall(long now, long silent) {
@@ -238,6 +273,7 @@ final class StallDetector extends ChannelDuplexHandler {
     }
 
     private void stop() {
+        outboundFront = null;
         guard.unregister(this);
         if (tick != null) {
             tick.cancel(false);

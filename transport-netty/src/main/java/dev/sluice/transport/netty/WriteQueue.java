@@ -53,15 +53,16 @@ import org.slf4j.LoggerFactory;
  * with {@link WriteListener#onWriteFailed} (never written); a write that fails after the frame was handed to the
  * channel is reported with {@link WriteListener#onWriteOutcomeUnknown}, since part of it may have left.
  *
- * <p><b>Backpressure.</b> Every outbound byte counts against the pending-bytes cap from {@code enqueue} until the
- * socket has taken it (the completion of its write gives it back), whichever thread wrote it and whichever way it
- * went (the on-loop fast path included). Above the cap {@code enqueue} fails fast with
- * {@link PendingBytesExceededException} and the connection stops reading ({@code autoRead} off) until its
- * outbound side has drained to half the cap: a peer that sends requests but never reads the answers cannot make us
- * buffer without bound. This queue is then the one owner of {@code autoRead} it expects: it pauses only a channel
- * that is reading and resumes only what it paused. The drain stops while the channel is unwritable and resumes on
- * the writability change, and the on-loop fast path writes directly only while the channel is writable, so the
- * bytes held for a connection stay within the cap (plus Netty's bookkeeping per write).
+ * <p><b>Backpressure.</b> Every outbound frame counts against the pending-bytes cap from {@code enqueue} until the
+ * socket has taken it (the completion of its write gives it back), whichever thread wrote it and whichever way it went
+ * (the on-loop fast path included). A frame is charged what it holds, not only its wire bytes: its buffer's capacity
+ * plus {@link #FRAME_OVERHEAD} ({@link #charge}), so many tiny frames cannot hold many times the cap. Above the cap
+ * {@code enqueue} fails fast with {@link PendingBytesExceededException} and a server's connection stops reading
+ * ({@code autoRead} off) until its outbound side has drained to half the cap: a peer that sends requests but never
+ * reads the answers cannot make us buffer without bound. This queue is then the one owner of {@code autoRead} it
+ * expects: it pauses only a channel that is reading and resumes only what it paused. The drain stops while the channel
+ * is unwritable and resumes on the writability change, and the on-loop fast path writes directly only while the channel
+ * is writable, so the bytes held for a connection stay within the cap (plus Netty's bookkeeping per write).
  *
  * <p><b>Close.</b> {@link #enqueueClose} refuses new frames, and the queued close runs once everything queued
  * before it has been handed to the channel; it then closes the channel when the socket has taken all of it (Netty
@@ -86,6 +87,17 @@ final class WriteQueue {
     private static final Logger log = LoggerFactory.getLogger(WriteQueue.class);
     /** A peer that stops reading buys one of these per connection it holds open (docs/reliability.md A9b). */
     private static final LogLimiter FORCED_CLOSES = new LogLimiter();
+
+    /**
+     * What one frame holds beyond its buffer's memory while it waits, charged to the cap with it: the buffer object
+     * and its reference count, this queue's {@link Item} and its queue slot, the caller's listener, and once handed
+     * to the channel Netty's outbound entry, the write's promise, and the completion with its listener array. A
+     * bound on the heap of these objects while the frame is queued (how many can be in the channel at once is bounded
+     * by its write-buffer high water mark, which counts Netty's entry), not a measurement: without it a peer
+     * that provokes tiny answers and reads none (a two-way heartbeat is answered with a 16-byte frame) would make
+     * the cap, counted in wire bytes, allow many times its size in heap.
+     */
+    static final int FRAME_OVERHEAD = 256;
 
     private final Channel channel;
     private final EventLoop loop;
@@ -116,6 +128,13 @@ final class WriteQueue {
     private final int maxBytes;
     private final long pendingBytesCap;
     private final boolean gather;
+    /**
+     * Whether going over the cap pauses reading: true where the outbound bytes answer the peer's requests (a
+     * server's connection), so that not reading stops the peer from asking for more. A client's outbound bytes are
+     * its own requests: reading the answers does not add to them, and pausing would only leave answered calls
+     * waiting for their timeouts (and a healthy server taken for a stalled one).
+     */
+    private final boolean pauseReadingOverCap;
 
     /** Event loop only: frames written directly since the last flush of them, and their bytes (for events). */
     private int directMessages;
@@ -132,8 +151,11 @@ final class WriteQueue {
     /** Set once the channel is closed: everything queued fails with this cause. */
     private volatile Throwable closedCause;
 
-    WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite) {
-        this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite);
+    /** {@code pauseReadingOverCap} is false for a client's connection (see {@link #pauseReadingOverCap}). */
+    WriteQueue(Channel channel, int maxMessages, int maxBytes, long pendingBytesCap, BatchWrite batchWrite,
+               boolean pauseReadingOverCap) {
+        this(channel, channel.eventLoop(), maxMessages, maxBytes, pendingBytesCap, batchWrite,
+                PlatformDependent.newMpscQueue(), pauseReadingOverCap);
     }
 
     /** For tests: a queue whose drain runs on {@code loop} (which may reject it). */
@@ -145,6 +167,11 @@ final class WriteQueue {
     /** For tests: as above, over {@code queue} (any queue safe for many producers and one consumer). */
     WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
                BatchWrite batchWrite, Queue<Item> queue) {
+        this(channel, loop, maxMessages, maxBytes, pendingBytesCap, batchWrite, queue, true);
+    }
+
+    private WriteQueue(Channel channel, EventLoop loop, int maxMessages, int maxBytes, long pendingBytesCap,
+                       BatchWrite batchWrite, Queue<Item> queue, boolean pauseReadingOverCap) {
         if (maxMessages < 1 || maxBytes < 1 || pendingBytesCap < 1) {
             throw new IllegalArgumentException("WriteQueue needs positive bounds, got " + maxMessages + " messages, "
                     + maxBytes + " bytes, cap " + pendingBytesCap);
@@ -156,6 +183,7 @@ final class WriteQueue {
         this.maxBytes = maxBytes;
         this.pendingBytesCap = pendingBytesCap;
         this.gather = batchWrite == BatchWrite.GATHER;
+        this.pauseReadingOverCap = pauseReadingOverCap;
     }
 
     /**
@@ -167,6 +195,7 @@ final class WriteQueue {
      */
     void enqueue(ByteBuf frame, WriteListener listener) {
         int size = frame.readableBytes();
+        long charge = charge(frame);
         if (closing || closedCause != null) {
             frame.release();
             throw closedException("not sent");
@@ -175,23 +204,24 @@ final class WriteQueue {
         // bytes that were never queued (refused although they fit, with a "pending" figure above the cap).
         for (;;) {
             long pending = pendingBytes.get();
-            if (pending + size > pendingBytesCap) {
+            if (pending + charge > pendingBytesCap) {
                 frame.release();
                 if (observer != null) {
                     observer.pendingBytesExceeded();
                 }
                 PendingBytesExceededEvent event = new PendingBytesExceededEvent();
                 if (event.shouldCommit()) {
-                    event.frameBytes = size;
+                    event.frameBytes = charge;
                     event.pendingBytes = pending;
                     event.cap = pendingBytesCap;
                     event.channel = channel.toString();
                     event.commit();
                 }
                 requestReadPause();
-                throw new PendingBytesExceededException(pending, size, pendingBytesCap);
+                throw new PendingBytesExceededException(pending, (int) Math.min(Integer.MAX_VALUE, charge),
+                        pendingBytesCap);
             }
-            if (pendingBytes.compareAndSet(pending, pending + size)) {
+            if (pendingBytes.compareAndSet(pending, pending + charge)) {
                 break;
             }
         }
@@ -202,17 +232,17 @@ final class WriteQueue {
             // written while handling one read (e.g. the answers to a batch of requests) leaves in one flush, one
             // syscall, not one each. Unwritable: queue it like any other, the drain waits for writability.
             if (claim(listener)) {
-                writeOne(frame, size, listener);
+                writeOne(frame, charge, listener);
                 directMessages++;
                 directBytes += size;
                 scheduleFlush();
             } else {
-                pendingBytes.addAndGet(-size);
+                pendingBytes.addAndGet(-charge);
                 frame.release();
             }
             return;
         }
-        queue.offer(new Item(frame, size, listener, null,
+        queue.offer(new Item(frame, size, charge, listener, null,
                 observer != null || batchEventsEnabled() ? System.nanoTime() : 0L));
         schedule();
     }
@@ -224,7 +254,7 @@ final class WriteQueue {
 
     /** Queues a control command behind everything queued so far. */
     void enqueueCommand(QueuedCommand command) {
-        queue.offer(new Item(null, 0, null, command, 0L));
+        queue.offer(new Item(null, 0, 0, null, command, 0L));
         schedule();
     }
 
@@ -246,7 +276,18 @@ final class WriteQueue {
         this.observer = observer;
     }
 
-    /** Bytes accepted and not yet written to the socket: still queued here, or in the channel waiting for it. */
+    /**
+     * What a frame is charged against the cap while it waits: its buffer's capacity (the memory it holds, not only
+     * the bytes it will write) plus {@link #FRAME_OVERHEAD}.
+     */
+    static long charge(ByteBuf frame) {
+        return (long) Math.max(frame.capacity(), frame.readableBytes()) + FRAME_OVERHEAD;
+    }
+
+    /**
+     * What the frames accepted and not yet written to the socket (still queued here, or in the channel waiting for
+     * it) are charged ({@link #charge}).
+     */
     long pendingBytes() {
         return pendingBytes.get();
     }
@@ -421,7 +462,7 @@ final class WriteQueue {
     /** Writes one bounded chunk as one write and one flush. */
     private void drainOneChunk() {
         ByteBuf[] bufs = null;
-        int[] sizes = null;
+        long[] charges = null;
         WriteListener[] listeners = null;
         int count = 0;
         long bytes = 0;
@@ -442,11 +483,11 @@ final class WriteQueue {
             if (item.command != null) {
                 // Keep order: write what we have first, then run the command.
                 if (count > 0) {
-                    writeBatch(bufs, sizes, listeners, count);
+                    writeBatch(bufs, charges, listeners, count);
                     wroteAny = true;
                     count = 0;
                     bufs = null;
-                    sizes = null;
+                    charges = null;
                     listeners = null;
                 }
                 if (wroteAny || flushScheduled) {
@@ -459,29 +500,29 @@ final class WriteQueue {
             ByteBuf buf = item.frame;
             if (buf.refCnt() == 0) {
                 // Released behind our back: fail only this message, the rest of the batch goes on.
-                pendingBytes.addAndGet(-item.size);
+                pendingBytes.addAndGet(-item.charge);
                 notifyFailed(item.listener, new IllegalReferenceCountException(
                         "Not sent: the frame was released before it was written"));
                 continue;
             }
             if (!claim(item.listener)) {
-                pendingBytes.addAndGet(-item.size);
+                pendingBytes.addAndGet(-item.charge);
                 buf.release(); // withdrawn by its caller: never written
                 continue;
             }
             if (bufs == null) {
                 int cap = Math.min(maxMessages, Math.max(4, queue.size() + 1));
                 bufs = new ByteBuf[cap];
-                sizes = new int[cap];
+                charges = new long[cap];
                 listeners = new WriteListener[cap];
             } else if (count == bufs.length) {
                 int cap = Math.min(maxMessages, bufs.length * 2);
                 bufs = java.util.Arrays.copyOf(bufs, cap);
-                sizes = java.util.Arrays.copyOf(sizes, cap);
+                charges = java.util.Arrays.copyOf(charges, cap);
                 listeners = java.util.Arrays.copyOf(listeners, cap);
             }
             bufs[count] = buf;
-            sizes[count] = item.size;
+            charges[count] = item.charge;
             listeners[count] = item.listener;
             if (chunkMessages++ == 0) {
                 oldestEnqueued = item.enqueuedNanos;
@@ -498,7 +539,7 @@ final class WriteQueue {
             bytes += item.size;
         }
         if (count > 0) {
-            writeBatch(bufs, sizes, listeners, count);
+            writeBatch(bufs, charges, listeners, count);
             wroteAny = true;
         }
         // Counted before the flush: once flushed, the peer may answer (and a test or a dashboard read the meters)
@@ -523,32 +564,32 @@ final class WriteQueue {
         }
     }
 
-    private void writeBatch(ByteBuf[] bufs, int[] sizes, WriteListener[] listeners, int count) {
+    private void writeBatch(ByteBuf[] bufs, long[] charges, WriteListener[] listeners, int count) {
         if (count == 1 || gather) {
             for (int i = 0; i < count; i++) {
-                writeOne(bufs[i], sizes[i], listeners[i]);
+                writeOne(bufs[i], charges[i], listeners[i]);
             }
             return;
         }
-        long bytes = 0;
+        long charged = 0;
         for (int i = 0; i < count; i++) {
-            bytes += sizes[i];
+            charged += charges[i];
         }
         CompositeByteBuf batch = channel.alloc().compositeDirectBuffer(count);
         batch.addComponents(true, java.util.Arrays.asList(bufs).subList(0, count));
         ChannelFuture f = channel.write(batch);
-        f.addListener(new BatchCompletion(listeners, count, bytes));
+        f.addListener(new BatchCompletion(listeners, count, charged));
     }
 
     /**
      * Hands one frame to the channel. Every write gets a completion, even without a listener: it gives the frame's
-     * bytes back to the cap once the socket took them (or the write failed).
+     * charge back to the cap once the socket took it (or the write failed).
      */
-    private void writeOne(ByteBuf frame, int size, WriteListener listener) {
+    private void writeOne(ByteBuf frame, long charge, WriteListener listener) {
         if (listener == null || listener == WriteListener.NONE) {
-            channel.write(frame).addListener(new BatchCompletion(null, 0, size));
+            channel.write(frame).addListener(new BatchCompletion(null, 0, charge));
         } else {
-            channel.write(frame).addListener(new BatchCompletion(new WriteListener[] {listener}, 1, size));
+            channel.write(frame).addListener(new BatchCompletion(new WriteListener[] {listener}, 1, charge));
         }
     }
 
@@ -581,14 +622,20 @@ final class WriteQueue {
                 item.command.fail(cause);
                 continue;
             }
-            pendingBytes.addAndGet(-item.size);
+            pendingBytes.addAndGet(-item.charge);
             item.frame.release();
             notifyFailed(item.listener, cause);
         }
     }
 
-    /** Any thread: a producer was refused for the cap; have the loop stop reading from this connection. */
+    /**
+     * Any thread: a producer was refused for the cap; have the loop stop reading from this connection, when its
+     * outbound bytes answer the peer ({@link #pauseReadingOverCap}).
+     */
     private void requestReadPause() {
+        if (!pauseReadingOverCap) {
+            return;
+        }
         if (loop.inEventLoop()) {
             pauseReadingIfOverCap();
         } else if (pauseRequested.compareAndSet(false, true)) {
@@ -709,7 +756,7 @@ final class WriteQueue {
 
     /**
      * Completes exactly one batch's listeners, captured when the batch was handed to the channel, and gives the
-     * batch's bytes back to the cap.
+     * batch's charge back to the cap.
      */
     private final class BatchCompletion implements ChannelFutureListener {
         private final WriteListener[] listeners;
@@ -751,15 +798,20 @@ final class WriteQueue {
     /** One queued frame (with its listener) or command. */
     static final class Item {
         final ByteBuf frame;
+        /** Wire bytes: what the drain's chunk bound and the events count. */
         final int size;
+        /** What the frame is charged against the cap ({@link #charge}). */
+        final long charge;
         final WriteListener listener;
         final QueuedCommand command;
         /** {@link System#nanoTime()} at enqueue while batch events are recorded, else 0. */
         final long enqueuedNanos;
 
-        Item(ByteBuf frame, int size, WriteListener listener, QueuedCommand command, long enqueuedNanos) {
+        Item(ByteBuf frame, int size, long charge, WriteListener listener, QueuedCommand command,
+             long enqueuedNanos) {
             this.frame = frame;
             this.size = size;
+            this.charge = charge;
             this.listener = listener;
             this.command = command;
             this.enqueuedNanos = enqueuedNanos;

@@ -27,11 +27,27 @@ public final class PausableProxy implements AutoCloseable {
     private final AtomicInteger heartbeats = new AtomicInteger();
     private final Object gate = new Object();
     private boolean paused; // guarded by gate
+    /** Most bytes a second forwarded from client to server; 0 for no limit. */
+    private final long upBytesPerSecond;
 
     public PausableProxy(InetSocketAddress target) throws IOException {
+        this(target, 0, 0);
+    }
+
+    /**
+     * A proxy whose client-to-server direction is a slow path: it forwards at most {@code upBytesPerSecond}, and its
+     * sockets from the client take at most {@code receiveBuffer} bytes (0: the system's default), so a large upload
+     * waits in the client rather than in this proxy's buffers.
+     */
+    public PausableProxy(InetSocketAddress target, int receiveBuffer, long upBytesPerSecond) throws IOException {
         this.target = target;
+        this.upBytesPerSecond = upBytesPerSecond;
         // The wildcard: Dubbo may dial a non-loopback local address for 127.0.0.1.
-        this.listener = new ServerSocket(0);
+        this.listener = new ServerSocket();
+        if (receiveBuffer > 0) {
+            listener.setReceiveBufferSize(receiveBuffer); // before bind: it sets the window the client sees
+        }
+        listener.bind(new InetSocketAddress(0));
         Thread acceptor = new Thread(this::acceptLoop, "pausable-proxy-acceptor");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -90,10 +106,21 @@ public final class PausableProxy implements AutoCloseable {
         byte[] header = new byte[16];
         int headerFill = 0;
         long skip = 0;
-        byte[] buf = new byte[8192];
+        byte[] buf = new byte[upBytesPerSecond > 0 ? 1024 : 8192];
+        long start = System.nanoTime();
+        long forwarded = 0;
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
+                if (upBytesPerSecond > 0) {
+                    // Pace to the rate: forward these bytes no sooner than the rate allows.
+                    forwarded += n;
+                    long due = start + forwarded * 1_000_000_000L / upBytesPerSecond;
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    }
+                }
                 int i = 0;
                 while (i < n) {
                     if (skip > 0) {

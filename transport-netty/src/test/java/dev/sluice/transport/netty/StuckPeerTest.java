@@ -366,6 +366,56 @@ class StuckPeerTest {
         }
     }
 
+    // docs/reliability.md C18f: the read pause belongs to connections whose outbound bytes answer the peer's
+    // requests. A client over its own cap must still read the answers to the requests it already sent: pausing
+    // would not drain its backlog, only leave answered calls waiting for their timeouts.
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void aClientOverItsOwnCapKeepsReadingTheAnswersItIsSent(NativeTransport kind) throws Exception {
+        TransportTest.assumeAvailable(kind);
+        long cap = MIB;
+        Accepting serverSide = new Accepting();
+        java.util.concurrent.CountDownLatch answers = new java.util.concurrent.CountDownLatch(100);
+        TransportHandler clientSide = (connection, message) -> {
+            ((ByteBuf) message).release();
+            answers.countDown();
+        };
+        try (NettyServerTransport server = server(kind, TransportOptions.builder()
+                .socketBuffers(0, 8 * 1024), serverSide);
+             NettyClientTransport client = NettyClientTransport.builder().remote("127.0.0.1", server.port())
+                     .options(TransportOptions.builder().nativeTransport(kind).pendingBytesCap(cap)
+                             .socketBuffers(16 * 1024, 0).build())
+                     .codec(TestFrames.INSTANCE).handler(clientSide).build()) {
+            NettyConnection c = (NettyConnection) client.connect().get(10, TimeUnit.SECONDS);
+            NettyConnection s = serverSide.first.get(10, TimeUnit.SECONDS);
+            // The server is busy: it reads no more for now (a slow path upstream), so the client's requests back up.
+            s.channel().eventLoop().submit(() -> s.channel().config().setAutoRead(false)).get(5, TimeUnit.SECONDS);
+            byte[] request = new byte[FRAME];
+            int refused = 0;
+            for (int i = 0; i < 10_000 && refused == 0; i++) {
+                try {
+                    c.send(request, null);
+                } catch (PendingBytesExceededException e) {
+                    refused++;
+                }
+            }
+            assertEquals(1, refused, "the client's backlog reached its cap");
+            // The server answers the requests it read before it got busy: 100 answers of 1 KiB.
+            for (int i = 0; i < 100; i++) {
+                s.send(new byte[1024], null);
+            }
+            boolean read = answers.await(10, TimeUnit.SECONDS);
+            long[] side = outboundSide(c);
+            System.out.printf("%s: client backlog %d KiB (cap %d KiB), reading %s, answers read %d of 100%n", kind,
+                    side[0] / 1024, cap / 1024, side[1] == 1 ? "on" : "paused", 100 - answers.getCount());
+            assertTrue(read, "the client read the answers while its own backlog was over the cap; "
+                    + (100 - answers.getCount()) + " of 100 read");
+            assertEquals(1, side[1], "the client's autoRead stays on");
+            assertTrue(side[0] > cap / 2, "its backlog was still above half the cap: " + side[0]);
+            s.channel().eventLoop().submit(() -> s.channel().config().setAutoRead(true)).get(5, TimeUnit.SECONDS);
+        }
+    }
+
     /**
      * {pending bytes as the connection counts them, 1 if autoRead is on, bytes in Netty's outbound buffer (with its
      * per-write overhead)}, read on the channel's event loop.

@@ -332,6 +332,37 @@ class TransportTest {
         return echoes.poll(5, TimeUnit.SECONDS);
     }
 
+    // docs/reliability.md B16a: an observer that throws when a connection closes must not keep the handler from
+    // hearing of the close: the calls waiting on that connection fail at once, not by their timeouts.
+    @Test
+    void anObserverThatThrowsOnCloseStillLetsTheHandlerFailWaitingCalls() throws Exception {
+        WriteQueueTest.ThrowingObserver observer = new WriteQueueTest.ThrowingObserver();
+        StuckPeerTest.Accepting serverSide = new StuckPeerTest.Accepting();
+        CompletableFuture<Throwable> disconnected = new CompletableFuture<>();
+        TransportHandler clientSide = new TransportHandler() {
+            @Override
+            public void received(Connection connection, Object message) {
+                ((ByteBuf) message).release();
+            }
+
+            @Override
+            public void disconnected(Connection connection, Throwable cause) {
+                disconnected.complete(cause);
+            }
+        };
+        try (NettyServerTransport server = NettyServerTransport.builder().port(0).codec(TestFrames.INSTANCE)
+                .handler(serverSide).bind();
+             NettyClientTransport client = NettyClientTransport.builder().remote("127.0.0.1", server.port())
+                     .options(TransportOptions.builder().reconnect(false).observer(observer).build())
+                     .codec(TestFrames.INSTANCE).handler(clientSide).build()) {
+            client.connect().get(10, TimeUnit.SECONDS);
+            serverSide.first.get(10, TimeUnit.SECONDS).close(Duration.ZERO);
+            Throwable cause = disconnected.get(5, TimeUnit.SECONDS);
+            assertTrue(cause instanceof ConnectionClosedException, "told of the close: " + cause);
+            assertTrue(observer.calls.get() > 0, "the observer was called (and threw)");
+        }
+    }
+
     private static void awaitConnected(NettyClientTransport client) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!client.isConnected()) {

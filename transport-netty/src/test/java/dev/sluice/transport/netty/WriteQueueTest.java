@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.PendingBytesExceededException;
+import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
 import io.netty.buffer.ByteBuf;
@@ -378,9 +379,87 @@ class WriteQueueTest {
         }
     }
 
+    /** An observer every one of whose methods throws: a metrics binding with a bug. */
+    static final class ThrowingObserver implements TransportObserver {
+        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+
+        private void fail() {
+            calls.incrementAndGet();
+            throw new IllegalStateException("observer bug");
+        }
+
+        @Override
+        public void connectionOpened(java.util.function.LongSupplier pendingBytes) {
+            fail();
+        }
+
+        @Override
+        public void connectionClosed(java.util.function.LongSupplier pendingBytes) {
+            fail();
+        }
+
+        @Override
+        public void bytesRead(int bytes) {
+            fail();
+        }
+
+        @Override
+        public void frameRead() {
+            fail();
+        }
+
+        @Override
+        public void batchWritten(int messages, long bytes, boolean chunkBoundHit) {
+            fail();
+        }
+
+        @Override
+        public void queueWait(long nanos) {
+            fail();
+        }
+
+        @Override
+        public void unwritable(long nanos) {
+            fail();
+        }
+
+        @Override
+        public void pendingBytesExceeded() {
+            fail();
+        }
+    }
+
+    // docs/reliability.md B16a: the observer is called after frames were taken from the queue (queue wait, batch
+    // counts) and before the flush of frames written directly; a throw there must strand none of them.
+    @Test
+    void anObserverThatThrowsStrandsNoFrame() throws Exception {
+        ThrowingObserver observer = new ThrowingObserver();
+        LocalPair p = open(TransportOptions.builder().observer(observer).drainChunk(4, 256 * 1024).build());
+        CountDownLatch gate = p.blockLoop();
+        List<Probe> probes;
+        try {
+            probes = enqueue(p, 20, 0); // queued while the loop is held: drained in chunks of 4
+        } finally {
+            gate.countDown();
+        }
+        Probe direct = new Probe();
+        p.group.next().submit(() -> p.queue().enqueue(TestFrames.frame(ALLOC, 0, 20, 0), direct))
+                .get(5, TimeUnit.SECONDS); // written directly on the loop, flushed after the task
+        probes.add(direct);
+        p.awaitReceived(21);
+        for (Probe probe : probes) {
+            assertTrue(probe.written.await(5, TimeUnit.SECONDS), "every listener completed");
+        }
+        assertEquals(0, p.queue().pendingBytes());
+        assertEquals(0, p.queue().queuedItems());
+        assertTrue(observer.calls.get() > 0, "the observer was called (and threw)");
+    }
+
     @Test
     void pendingBytesCapFailsFastWithSizesAndReleases() throws Exception {
-        LocalPair p = open(TransportOptions.builder().pendingBytesCap(1000).build());
+        int charge = 300 + WriteQueue.FRAME_OVERHEAD; // a 300-byte frame in a 300-byte buffer
+        long cap = 3 * charge + 100;
+        LocalPair p = open(TransportOptions.builder().pendingBytesCap(cap).build());
         CountDownLatch gate = p.blockLoop();
         try {
             for (int i = 0; i < 3; i++) {
@@ -390,10 +469,11 @@ class WriteQueueTest {
             PendingBytesExceededException e = assertThrows(PendingBytesExceededException.class,
                     () -> p.queue().enqueue(over, new Probe()));
             assertEquals(0, over.refCnt());
-            assertEquals(900, e.pendingBytes());
-            assertEquals(300, e.messageBytes());
-            assertEquals(1000, e.cap());
-            assertTrue(e.getMessage().contains("1000") && e.getMessage().contains("300"), e.getMessage());
+            assertEquals(3 * charge, e.pendingBytes());
+            assertEquals(charge, e.messageBytes());
+            assertEquals(cap, e.cap());
+            assertTrue(e.getMessage().contains(Long.toString(cap)) && e.getMessage().contains(Integer.toString(charge)),
+                    e.getMessage());
         } finally {
             gate.countDown();
         }
@@ -403,7 +483,8 @@ class WriteQueueTest {
 
     @Test
     void concurrentProducersFillTheCapExactlyAndNeverSeeMoreThanItQueued() throws Exception {
-        LocalPair p = open(TransportOptions.builder().pendingBytesCap(30_000).build());
+        long cap = 100 * (300 + WriteQueue.FRAME_OVERHEAD);
+        LocalPair p = open(TransportOptions.builder().pendingBytesCap(cap).build());
         CountDownLatch gate = p.blockLoop();
         int threads = 8;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -415,7 +496,7 @@ class WriteQueueTest {
             for (int t = 0; t < threads; t++) {
                 fs.add(pool.submit(() -> {
                     start.await();
-                    for (int i = 0; i < 200; i++) { // 8 x 200 x 300 bytes offered against a 30,000-byte cap
+                    for (int i = 0; i < 200; i++) { // 8 x 200 frames of 300 bytes offered against a cap for 100
                         try {
                             p.queue().enqueue(TestFrames.frame(ALLOC, 0, i, 288), null);
                             accepted.incrementAndGet();
@@ -431,8 +512,8 @@ class WriteQueueTest {
                 f.get(30, TimeUnit.SECONDS);
             }
             assertEquals(100, accepted.get(), "the cap is filled exactly, by 300-byte frames");
-            assertEquals(30_000, p.queue().pendingBytes());
-            assertTrue(worstReported.get() <= 30_000, "reported pending bytes above the cap: " + worstReported.get());
+            assertEquals(cap, p.queue().pendingBytes());
+            assertTrue(worstReported.get() <= cap, "reported pending bytes above the cap: " + worstReported.get());
         } finally {
             gate.countDown();
             pool.shutdownNow();
@@ -450,7 +531,7 @@ class WriteQueueTest {
         p.sync();
         p.sync();
         assertEquals(0, p.recorder.writes.get(), "nothing drained while unwritable");
-        assertEquals(120, p.queue().pendingBytes());
+        assertEquals(10 * (12 + WriteQueue.FRAME_OVERHEAD), p.queue().pendingBytes(), "10 frames of 12 bytes");
         p.group.next().submit(() -> p.client.unsafe().outboundBuffer().setUserDefinedWritability(1, true))
                 .get(5, TimeUnit.SECONDS);
         p.awaitReceived(10);
