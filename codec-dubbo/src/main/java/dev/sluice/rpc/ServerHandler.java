@@ -251,9 +251,9 @@ final class ServerHandler implements TransportHandler {
     private final class Ticket extends AtomicBoolean implements Runnable {
         final Connection connection;
         final DubboRequest request;
-        final int bytes;
+        final long bytes;
 
-        Ticket(Connection connection, DubboRequest request, int bytes) {
+        Ticket(Connection connection, DubboRequest request, long bytes) {
             this.connection = connection;
             this.request = request;
             this.bytes = bytes;
