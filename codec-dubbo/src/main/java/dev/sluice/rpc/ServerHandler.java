@@ -175,7 +175,7 @@ final class ServerHandler implements TransportHandler {
         if (hook != null) {
             hook.run();
         }
-        // Count the call in first, then look at closing (docs/reliability.md E25b): close() sets closing, then reads
+        // Count the call in first, then look at closing (docs/reliability.md E25e): close() sets closing, then reads
         // the count. Checked the other way round, close() could read 0 between this thread's check and its count,
         // close the connections, and refuse the answer of a call that ran.
         boolean alone = inFlight.started() == 1;

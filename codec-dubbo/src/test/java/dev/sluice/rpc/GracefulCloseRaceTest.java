@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * docs/reliability.md E25b: a graceful close racing incoming calls never runs a call it then cannot answer. Every
+ * docs/reliability.md E25e: a graceful close racing incoming calls never runs a call it then cannot answer. Every
  * call either ran and its caller got the value, or was refused and never ran.
  *
  * <p>The race is between the event loop admitting a request and {@code close()} reading how many calls are in

@@ -197,7 +197,7 @@ public final class DubboEncoder implements FrameEncoder {
      * Writes the response, or in its place a status-25 error when its body is over the payload limit: the value and
      * attachments are written through a {@link Items} bounded at the limit, which stops the encoding with
      * {@link PayloadLimitReached} before a write would pass it, so a huge value costs the buffer at most about the
-     * limit, not its whole size (docs/reliability.md A9a). fastjson2 builds each item in its own heap buffer first
+     * limit, not its whole size (docs/reliability.md A9c). fastjson2 builds each item in its own heap buffer first
      * (which it caps at 64 MiB); the copy into {@code out} is what is bounded here. hessian-lite writes through its
      * own 8 KiB buffer, so it stops at the limit on the heap too.
      */

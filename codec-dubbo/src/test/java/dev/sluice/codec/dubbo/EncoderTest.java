@@ -94,7 +94,7 @@ class EncoderTest {
     }
 
     /**
-     * docs/reliability.md A9a: a value far over the payload limit is not encoded whole before the check. The buffer
+     * docs/reliability.md A9c: a value far over the payload limit is not encoded whole before the check. The buffer
      * the encoder fills (a pooled direct buffer, as the transport gives it) grows to about the limit and no further,
      * for every way a value is written: an ASCII string written by hand, a string fastjson2 writes, a list of
      * objects, and each of them in hessian2; the caller still gets status 25 with the request's id.

@@ -20,7 +20,7 @@ import org.apache.dubbo.remoting.exchange.support.DefaultFuture;
  * out by itself, and one that times out before its request was written tells the caller "Sending request timeout in
  * client-side" (not sent), which a failover cluster retries elsewhere. So {@link #beforeWrite} also withdraws a
  * two-way request whose future is gone (timed out, or cancelled): written late, it would run a call its caller was
- * told was not sent, or run it twice (docs/reliability.md D24a).
+ * told was not sent, or run it twice (docs/reliability.md D24e).
  */
 final class OutboundMessage implements WriteListener {
     final SluiceChannel channel;

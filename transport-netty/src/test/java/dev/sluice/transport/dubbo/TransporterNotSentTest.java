@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * connection's write queue (here: every event loop of the consumer is blocked, as StandaloneFeaturesTest blocks the
  * standalone client's), Dubbo tells the caller "Sending request timeout in client-side", i.e. not sent, and a failover
  * cluster would retry it elsewhere. The request must then never be written: the provider must never run it
- * (docs/reliability.md D24a).
+ * (docs/reliability.md D24e).
  */
 @Timeout(60)
 class TransporterNotSentTest {
