@@ -1,8 +1,8 @@
 package dev.sluice.transport.netty;
 
+import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportObserver;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,18 +14,16 @@ import org.slf4j.LoggerFactory;
  * of the close): a throw there would strand frames, their listeners and their share of the cap, or leave the calls
  * waiting on a closed connection to their timeouts. Its contract says it must not throw; this makes sure.
  *
- * <p>The log is rate-limited for the whole process: the first throw, then at most one line a minute, which counts
- * the throws not logged since. A broken observer is called for every frame, and one line per frame would flood the
- * log.
+ * <p>The log is rate-limited for the whole process ({@link LogLimiter}): the first throw, then at most one line a
+ * minute, which counts the throws not logged since. A broken observer is called for every frame, and one line per
+ * frame would flood the log.
  *
  * <p>Threads: any, like the observer it wraps; the rate limit is lock-free.
  */
 final class GuardedObserver implements TransportObserver {
     private static final Logger log = LoggerFactory.getLogger(GuardedObserver.class);
-    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** {@link System#nanoTime()} from which the next throw may be logged; 0 before the first. */
-    private static final AtomicLong NEXT_LOG = new AtomicLong();
-    private static final AtomicLong NOT_LOGGED = new AtomicLong();
+    /** One line a minute for the whole process: a broken observer is called for every frame. */
+    private static final LogLimiter THROWS = new LogLimiter(Duration.ofMinutes(1));
 
     private final TransportObserver observer;
 
@@ -128,16 +126,26 @@ final class GuardedObserver implements TransportObserver {
         }
     }
 
-    private void threw(String method, Throwable t) {
-        long now = System.nanoTime();
-        long next = NEXT_LOG.get();
-        if ((next == 0 || now - next >= 0) && NEXT_LOG.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
-            long skipped = NOT_LOGGED.getAndSet(0);
-            log.warn("TransportObserver.{} of {} threw; ignored, the transport goes on (an observer must not throw){}",
-                    method, observer.getClass().getName(),
-                    skipped == 0 ? "" : "; " + skipped + " more throws not logged in the last minute", t);
-        } else {
-            NOT_LOGGED.incrementAndGet();
+    @Override
+    public void readingPaused() {
+        try {
+            observer.readingPaused();
+        } catch (Throwable t) {
+            threw("readingPaused", t);
         }
+    }
+
+    @Override
+    public void readingResumed() {
+        try {
+            observer.readingResumed();
+        } catch (Throwable t) {
+            threw("readingResumed", t);
+        }
+    }
+
+    private void threw(String method, Throwable t) {
+        THROWS.warn(log, "TransportObserver.{} of {} threw; ignored, the transport goes on (an observer must not"
+                + " throw)", method, observer.getClass().getName(), t);
     }
 }
