@@ -102,6 +102,9 @@ public final class DeafPeerScenario {
                 Scenario.ok(RESULT, "sent", sent.get(), "heapHeld", heapHeld, "directHeld", directHeld,
                         "directReserved", directReserved,
                         "writerStopped", stopped && writer.isAlive(),
+                        // The other way the server may stop the peer: closing it, once more answers wait for the cap
+                        // than one connection may hold back (Replies.MAX_WAITING, C18c).
+                        "serverClosed", !writer.isAlive() && !"none".equals(writerEnd.get()),
                         "writerEnd", writerEnd.get(), "ran", impl.ran.get(), "inFlight", inFlight);
             }
         });

@@ -221,22 +221,35 @@ class FrozenProcessTest {
                 // unread in the server's socket, and stay unread while the server runs on. The known point after
                 // which no call of the frozen client can run: its connection's reading is paused (and not resumed
                 // since) and every call read before the pause has finished. Only a resume could add one.
+                // The frozen process's kernel still takes the server's answers into its receive buffer, and still
+                // sends what its send buffer holds, after the process stopped: the server may drain below half its
+                // cap and read again (a resume) until those buffers are full. So the point is taken once the state
+                // has held still for a second: paused, nothing in flight, no resume, the unread count unchanged.
                 int childPort = -1;
                 String seen = "";
-                long resumesAtPause;
+                long resumesAtPause = -1;
+                String still = "";
+                long stillSince = System.nanoTime();
                 long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (true) {
                     Map<Integer, Long> unread = TcpConnections.unreadBytes(server.port());
                     unread.keySet().removeAll(bystanderPorts);
-                    resumesAtPause = resumes.get();
-                    boolean paused = pauses.get() > resumesAtPause;
+                    long resumesNow = resumes.get();
+                    boolean paused = pauses.get() > resumesNow;
                     seen = "unread bytes by client port " + unread + ", calls run " + executed.get() + ", reading"
-                            + " paused " + pauses.get() + " times, resumed " + resumesAtPause + " times, calls in"
+                            + " paused " + pauses.get() + " times, resumed " + resumesNow + " times, calls in"
                             + " flight " + server.inFlight() + ", " + server.stats();
+                    String state = unread + " " + resumesNow + " " + executed.get();
+                    if (!state.equals(still)) {
+                        still = state;
+                        stillSince = System.nanoTime();
+                    }
                     if (unread.size() == 1) {
                         childPort = unread.keySet().iterator().next();
                         if (unread.get(childPort) > 0 && paused && server.inFlight() == 0
-                                && resumes.get() == resumesAtPause) {
+                                && resumes.get() == resumesNow
+                                && System.nanoTime() - stillSince >= TimeUnit.SECONDS.toNanos(1)) {
+                            resumesAtPause = resumesNow;
                             break;
                         }
                     }

@@ -310,8 +310,12 @@ class PeerStopsReadingTest {
                 + " memory in buffers (%d KiB more reserved by the allocator; cap %d KiB)%n", kind, attack,
                 sent / 1024, heap / 1024, direct / 1024,
                 result.longMetric(DeafPeerScenario.RESULT, "directReserved") / 1024, cap / 1024);
-        assertEquals("true", result.metric(DeafPeerScenario.RESULT, "writerStopped"),
-                "the server stopped reading: the peer's writes block");
+        // Stopped either way: reading paused, so the peer's writes block; or, with more answers waiting for the cap
+        // than a connection may hold back, the connection closed by the server.
+        assertTrue("true".equals(result.metric(DeafPeerScenario.RESULT, "writerStopped"))
+                || "true".equals(result.metric(DeafPeerScenario.RESULT, "serverClosed")),
+                "the server stopped the peer: its writes block, or the server closed it; "
+                        + result.metric(DeafPeerScenario.RESULT, "writerEnd"));
         assertTrue(sent > 2 * cap, "the peer sent more than the cap before it was stopped: " + sent);
         assertTrue(heap < cap + HELD_BEYOND_CAP, "heap held: " + heap / 1024 + " KiB for " + sent / 1024
                 + " KiB sent; cap " + cap / 1024 + " KiB");
