@@ -49,6 +49,8 @@ public final class SluiceClient implements AutoCloseable {
      * loaded host stay well below it. See README.
      */
     public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(1);
+    /** Default heartbeat interval, 60 s, as Dubbo's. */
+    public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(60);
 
     private final NettyClientTransport transport;
     private final PendingCalls pending;
@@ -57,7 +59,7 @@ public final class SluiceClient implements AutoCloseable {
     private final Duration defaultTimeout;
     private final Serialization defaultSerialization;
 
-    private SluiceClient(Builder b) {
+    private SluiceClient(Builder b, TransportOptions options) {
         this.allowlist = b.allowlist;
         this.defaultTimeout = b.timeout;
         this.defaultSerialization = b.serialization;
@@ -68,12 +70,11 @@ public final class SluiceClient implements AutoCloseable {
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
                 .decodeLimits(b.decodeLimits)
                 .deferResponseValues(true).build();
-        TransportOptions options =
-                b.transportOptions().toBuilder().readerIdle(b.heartbeat).stallTimeout(b.stallTimeout).build();
         this.transport = NettyClientTransport.builder().remote(b.address).options(options).codec(codec)
-                .handler(new ClientHandler(pending, b.heartbeat, b.idleTimeout, b.serialization))
+                .handler(new ClientHandler(pending, options.readerIdle(), b.resolvedIdleTimeout(), b.serialization))
                 .eventLoops(b.loops()).tls(b.tlsContext()).build();
-        this.proxies = new ProxyFactory(transport, pending, allowlist, b.stallTimeout, Interceptors.of(b.interceptors));
+        this.proxies = new ProxyFactory(transport, pending, allowlist, options.stallTimeout(),
+                Interceptors.of(b.interceptors));
         try {
             transport.connect().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -195,9 +196,12 @@ public final class SluiceClient implements AutoCloseable {
     public static final class Builder extends EndpointBuilder<Builder> {
         private InetSocketAddress address;
         private Duration timeout = Duration.ofSeconds(1);
-        private Duration heartbeat = Duration.ofSeconds(60);
-        private Duration idleTimeout = Duration.ofSeconds(180);
-        private Duration stallTimeout = DEFAULT_STALL_TIMEOUT;
+        /** Null until set: {@link TransportOptions#readerIdle()} or {@link #DEFAULT_HEARTBEAT} then. */
+        private Duration heartbeat;
+        /** Null until set: three heartbeat intervals then. */
+        private Duration idleTimeout;
+        /** Null until set: {@link TransportOptions#stallTimeout()} or {@link #DEFAULT_STALL_TIMEOUT} then. */
+        private Duration stallTimeout;
         private Executor callbackExecutor;
         private boolean failIfNotConnected;
         private Serialization serialization = Serialization.FASTJSON2;
@@ -223,6 +227,11 @@ public final class SluiceClient implements AutoCloseable {
          * {@link ConnectionStalledException} (not sent), until the provider sends anything. Calls already sent keep
          * their own timeouts. A provider answers heartbeats on its I/O thread, so a slow method or a busy service
          * pool is not a stall. See {@link TransportOptions#stallTimeout()}.
+         *
+         * <p>The same setting as {@link TransportOptions#stallTimeout()} in {@link #options}, whichever is called
+         * first: an explicit value either way beats the default (so {@code options} with an explicit zero turns
+         * detection off), and two different explicit values fail {@link #build()} with an
+         * {@link IllegalStateException} naming both.
          */
         public Builder stallTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout");
@@ -242,7 +251,11 @@ public final class SluiceClient implements AutoCloseable {
 
         /**
          * Sends a heartbeat after {@code interval} without reads (default 60 s), and reconnects after
-         * {@code idleTimeout} without reads (default 180 s; at least twice the interval).
+         * {@code idleTimeout} without reads (default three intervals, 180 s; at least twice the interval).
+         *
+         * <p>The interval is the same setting as {@link TransportOptions#readerIdle()} in {@link #options}, whichever
+         * is called first: an explicit value either way beats the default, and two different explicit values fail
+         * {@link #build()} with an {@link IllegalStateException} naming both.
          */
         public Builder heartbeat(Duration interval, Duration idleTimeout) {
             if (idleTimeout.compareTo(interval.multipliedBy(2)) < 0) {
@@ -282,9 +295,35 @@ public final class SluiceClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The transport options the client runs with: its heartbeat interval as the reader-idle time and its stall
+         * timeout, each from whichever knob set it explicitly.
+         *
+         * @throws IllegalStateException when this builder and the options set one of them to different values
+         */
+        TransportOptions resolvedOptions() {
+            TransportOptions options = transportOptions();
+            Duration interval = oneKnob("heartbeat", heartbeat, options, TransportOptions.Setting.READER_IDLE,
+                    options.readerIdle(), DEFAULT_HEARTBEAT);
+            Duration stall = oneKnob("stallTimeout", stallTimeout, options, TransportOptions.Setting.STALL_TIMEOUT,
+                    options.stallTimeout(), DEFAULT_STALL_TIMEOUT);
+            return options.toBuilder().readerIdle(interval).stallTimeout(stall).build();
+        }
+
+        /** How long the client goes without reads before it reconnects: as set, else three heartbeat intervals. */
+        Duration resolvedIdleTimeout() {
+            return idleTimeout != null ? idleTimeout : resolvedOptions().readerIdle().multipliedBy(3);
+        }
+
+        /**
+         * Creates the client and connects.
+         *
+         * @throws IllegalStateException when a setting was set to different values on this builder and in
+         *     {@link #options}
+         */
         public SluiceClient build() {
             Objects.requireNonNull(address, "address is required");
-            return new SluiceClient(this);
+            return new SluiceClient(this, resolvedOptions());
         }
     }
 }

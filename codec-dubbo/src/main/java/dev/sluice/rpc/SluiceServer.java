@@ -73,7 +73,7 @@ public final class SluiceServer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
 
-    private SluiceServer(Builder b) {
+    private SluiceServer(Builder b, TransportOptions options) {
         ClassAllowlist allowlist = b.allowlist;
         boolean[] accepted = new boolean[32];
         for (Serialization ser : b.serializations) {
@@ -107,7 +107,6 @@ public final class SluiceServer implements AutoCloseable {
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
                 .decodeLimits(b.decodeLimits)
                 .resolver(resolver).build();
-        TransportOptions options = b.transportOptions().toBuilder().allIdle(b.idleTimeout).build();
         ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);
         this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
                 acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker, b.executor != null && !b.direct);
@@ -122,6 +121,8 @@ public final class SluiceServer implements AutoCloseable {
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
     /** Default per-address limit of {@link Builder#maxConnections}. */
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+    /** Default of {@link Builder#idleTimeout}: 180 s, as Dubbo's. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(180);
     /** Default of {@link Builder#frameTimeout}. */
     public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
 
@@ -296,7 +297,8 @@ public final class SluiceServer implements AutoCloseable {
     public static final class Builder extends EndpointBuilder<Builder> {
         private final Map<String, Object> services = new HashMap<>();
         private final List<Registration> registrations = new ArrayList<>();
-        private Duration idleTimeout = Duration.ofSeconds(180);
+        /** Null until set: {@link TransportOptions#allIdle()} or {@link #DEFAULT_IDLE_TIMEOUT} then. */
+        private Duration idleTimeout;
         private Executor executor;
         /** The executor is {@link #directExecutor()}, which runs every task it is given. */
         private boolean direct;
@@ -360,7 +362,12 @@ public final class SluiceServer implements AutoCloseable {
             return this;
         }
 
-        /** Closes a connection with no reads and no writes for this long (default 180 s, as Dubbo). */
+        /**
+         * Closes a connection with no reads and no writes for this long (default 180 s, as Dubbo). The same setting
+         * as {@link TransportOptions#allIdle()} in {@link #options}, whichever is called first: an explicit value
+         * either way beats the default, and two different explicit values fail {@link #start()} with an
+         * {@link IllegalStateException} naming both.
+         */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = Objects.requireNonNull(timeout, "timeout");
             return this;
@@ -462,11 +469,30 @@ public final class SluiceServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The transport options the server runs with: its idle timeout as the all-idle time, from whichever knob set
+         * it explicitly.
+         *
+         * @throws IllegalStateException when this builder and the options set it to different values
+         */
+        TransportOptions resolvedOptions() {
+            TransportOptions options = transportOptions();
+            Duration idle = oneKnob("idleTimeout", idleTimeout, options, TransportOptions.Setting.ALL_IDLE,
+                    options.allIdle(), DEFAULT_IDLE_TIMEOUT);
+            return options.toBuilder().allIdle(idle).build();
+        }
+
+        /**
+         * Binds and starts serving.
+         *
+         * @throws IllegalStateException when no service is registered, or when a setting was set to different values
+         *     on this builder and in {@link #options}
+         */
         public SluiceServer start() {
             if (services.isEmpty()) {
                 throw new IllegalStateException("register at least one service before start()");
             }
-            return new SluiceServer(this);
+            return new SluiceServer(this, resolvedOptions());
         }
     }
 }

@@ -1,7 +1,10 @@
 package dev.sluice.transport;
 
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Typed transport options, parsed once. Immutable; build with {@link #builder()}. Every duration of zero
@@ -37,6 +40,28 @@ public final class TransportOptions {
     private final Duration stallTimeout;
     private final boolean verifyHostname;
     private final Duration answerSpin;
+    private final Set<Setting> explicit;
+
+    /**
+     * A setting of these options, by the {@link Builder} method that sets it; {@link #isExplicit} tells one set
+     * explicitly from a default. An endpoint builder that has a knob of its own for the same setting (the payload
+     * limit, a client's heartbeat and stall timeout, a server's idle timeout) uses it to let an explicit value beat a
+     * default whichever knob it came through, and to refuse two different explicit values.
+     */
+    public enum Setting {
+        IO_THREADS, CONNECT_TIMEOUT, READER_IDLE, WRITER_IDLE, ALL_IDLE, PAYLOAD_LIMIT, WRITE_BUFFER_WATER_MARKS,
+        PENDING_BYTES_CAP, DRAIN_CHUNK, BATCH_WRITE, NATIVE_TRANSPORT, ALLOCATOR, RECONNECT, RECONNECT_BACKOFF,
+        CLOSE_TIMEOUT, SOCKET_BUFFERS, OBSERVER, STALL_TIMEOUT, ANSWER_SPIN, VERIFY_HOSTNAME;
+
+        /** The name of the {@link Builder} method that sets it, such as {@code payloadLimit}. */
+        public String method() {
+            StringBuilder sb = new StringBuilder();
+            for (String word : name().toLowerCase(Locale.ROOT).split("_")) {
+                sb.append(sb.length() == 0 ? word : Character.toUpperCase(word.charAt(0)) + word.substring(1));
+            }
+            return sb.toString();
+        }
+    }
 
     private TransportOptions(Builder b) {
         this.ioThreads = b.ioThreads;
@@ -63,6 +88,7 @@ public final class TransportOptions {
         this.stallTimeout = b.stallTimeout;
         this.verifyHostname = b.verifyHostname;
         this.answerSpin = b.answerSpin;
+        this.explicit = EnumSet.copyOf(b.explicit);
     }
 
     public static TransportOptions defaults() {
@@ -99,10 +125,24 @@ public final class TransportOptions {
         b.stallTimeout = stallTimeout;
         b.verifyHostname = verifyHostname;
         b.answerSpin = answerSpin;
+        b.explicit.addAll(explicit);
         return b;
     }
 
-    /** Event-loop threads of a group the transport owns; 0 means Netty's default (2 × cores). */
+    /**
+     * Whether {@code setting} was set by its {@link Builder} method (here or in the options this one was copied from
+     * by {@link #toBuilder()}), even to its default value; false when it holds the default untouched.
+     */
+    public boolean isExplicit(Setting setting) {
+        return explicit.contains(setting);
+    }
+
+    /**
+     * Event-loop threads of a group the transport owns; 0 means Netty's default (2 × cores). Like
+     * {@link #nativeTransport()} and {@link #answerSpin()}, it shapes only a group the endpoint creates: event loops
+     * the caller lends ({@code eventLoops(...)} on an endpoint builder) are used as they were made, whatever these
+     * say.
+     */
     public int ioThreads() {
         return ioThreads;
     }
@@ -111,6 +151,11 @@ public final class TransportOptions {
         return connectTimeout;
     }
 
+    /**
+     * Time without reads after which the handler is told ({@link IdleState#READER_IDLE}). On a {@code SluiceClient}
+     * this is its heartbeat interval, the same setting as its builder's {@code heartbeat}: an explicit value either
+     * way beats the default (60 s there), and two different explicit values fail the build naming both.
+     */
     public Duration readerIdle() {
         return readerIdle;
     }
@@ -119,11 +164,21 @@ public final class TransportOptions {
         return writerIdle;
     }
 
+    /**
+     * Time without reads and writes after which the handler is told ({@link IdleState#ALL_IDLE}). On a
+     * {@code SluiceServer} this is its idle timeout, the same setting as its builder's {@code idleTimeout}: an
+     * explicit value either way beats the default (180 s there), and two different explicit values fail the start
+     * naming both.
+     */
     public Duration allIdle() {
         return allIdle;
     }
 
-    /** Largest frame body, in bytes, accepted on encode and decode; 0 or less disables the check. */
+    /**
+     * Largest frame body, in bytes, accepted on encode and decode; 0 or less disables the check. The same setting as
+     * an endpoint builder's {@code payloadLimit}: an explicit value either way beats the default, whichever is called
+     * first, and two different explicit values fail the build naming both.
+     */
     public int payloadLimit() {
         return payloadLimit;
     }
@@ -161,6 +216,10 @@ public final class TransportOptions {
         return batchWrite;
     }
 
+    /**
+     * The I/O kind (NIO, epoll, io_uring) of a group the transport owns. Event loops the caller lends
+     * ({@code eventLoops(...)} on an endpoint builder) keep their own kind, whatever this says.
+     */
     public NativeTransport nativeTransport() {
         return nativeTransport;
     }
@@ -215,6 +274,10 @@ public final class TransportOptions {
      * the probe on its I/O thread. Time during which the client's own event loop was held up is not counted, and at
      * most half of the process's connections in use are stalled at once (never all of them): most peers silent
      * together points at this process or its host, not at the peers.
+     *
+     * <p>On a {@code SluiceClient}, the same setting as its builder's {@code stallTimeout}: an explicit value either
+     * way beats the default (1 s there, so an explicit zero here turns detection off), and two different explicit
+     * values fail the build naming both.
      */
     public Duration stallTimeout() {
         return stallTimeout;
@@ -283,8 +346,14 @@ public final class TransportOptions {
         private Duration stallTimeout = Duration.ZERO;
         private Duration answerSpin = Duration.ZERO;
         private boolean verifyHostname = true;
+        private final Set<Setting> explicit = EnumSet.noneOf(Setting.class);
 
         private Builder() {
+        }
+
+        private Builder set(Setting setting) {
+            explicit.add(setting);
+            return this;
         }
 
         public Builder ioThreads(int threads) {
@@ -292,32 +361,32 @@ public final class TransportOptions {
                 throw new IllegalArgumentException("ioThreads must be >= 0 (0 = Netty default), got " + threads);
             }
             this.ioThreads = threads;
-            return this;
+            return set(Setting.IO_THREADS);
         }
 
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeout = positive(timeout, "connectTimeout");
-            return this;
+            return set(Setting.CONNECT_TIMEOUT);
         }
 
         public Builder readerIdle(Duration d) {
             this.readerIdle = nonNegative(d, "readerIdle");
-            return this;
+            return set(Setting.READER_IDLE);
         }
 
         public Builder writerIdle(Duration d) {
             this.writerIdle = nonNegative(d, "writerIdle");
-            return this;
+            return set(Setting.WRITER_IDLE);
         }
 
         public Builder allIdle(Duration d) {
             this.allIdle = nonNegative(d, "allIdle");
-            return this;
+            return set(Setting.ALL_IDLE);
         }
 
         public Builder payloadLimit(int bytes) {
             this.payloadLimit = bytes;
-            return this;
+            return set(Setting.PAYLOAD_LIMIT);
         }
 
         public Builder writeBufferWaterMarks(int low, int high) {
@@ -327,7 +396,7 @@ public final class TransportOptions {
             }
             this.writeBufferLowWaterMark = low;
             this.writeBufferHighWaterMark = high;
-            return this;
+            return set(Setting.WRITE_BUFFER_WATER_MARKS);
         }
 
         public Builder pendingBytesCap(long bytes) {
@@ -335,7 +404,7 @@ public final class TransportOptions {
                 throw new IllegalArgumentException("pendingBytesCap must be > 0, got " + bytes);
             }
             this.pendingBytesCap = bytes;
-            return this;
+            return set(Setting.PENDING_BYTES_CAP);
         }
 
         public Builder drainChunk(int maxMessages, int maxBytes) {
@@ -345,27 +414,27 @@ public final class TransportOptions {
             }
             this.drainMaxMessages = maxMessages;
             this.drainMaxBytes = maxBytes;
-            return this;
+            return set(Setting.DRAIN_CHUNK);
         }
 
         public Builder batchWrite(BatchWrite mode) {
             this.batchWrite = Objects.requireNonNull(mode, "batchWrite");
-            return this;
+            return set(Setting.BATCH_WRITE);
         }
 
         public Builder nativeTransport(NativeTransport transport) {
             this.nativeTransport = Objects.requireNonNull(transport, "nativeTransport");
-            return this;
+            return set(Setting.NATIVE_TRANSPORT);
         }
 
         public Builder allocator(AllocatorKind kind) {
             this.allocator = Objects.requireNonNull(kind, "allocator");
-            return this;
+            return set(Setting.ALLOCATOR);
         }
 
         public Builder reconnect(boolean enabled) {
             this.reconnect = enabled;
-            return this;
+            return set(Setting.RECONNECT);
         }
 
         public Builder reconnectBackoff(Duration initial, Duration max) {
@@ -374,13 +443,13 @@ public final class TransportOptions {
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("reconnect max backoff " + max + " is below initial " + initial);
             }
-            return this;
+            return set(Setting.RECONNECT_BACKOFF);
         }
 
         /** See {@link TransportOptions#closeTimeout()}. */
         public Builder closeTimeout(Duration timeout) {
             this.closeTimeout = positive(timeout, "closeTimeout");
-            return this;
+            return set(Setting.CLOSE_TIMEOUT);
         }
 
         /**
@@ -394,19 +463,19 @@ public final class TransportOptions {
             }
             this.socketSendBuffer = sendBytes;
             this.socketReceiveBuffer = receiveBytes;
-            return this;
+            return set(Setting.SOCKET_BUFFERS);
         }
 
         /** See {@link TransportOptions#observer()}; {@code null} removes it. */
         public Builder observer(TransportObserver observer) {
             this.observer = observer;
-            return this;
+            return set(Setting.OBSERVER);
         }
 
         /** See {@link TransportOptions#stallTimeout()}; {@link Duration#ZERO} turns stall detection off. */
         public Builder stallTimeout(Duration timeout) {
             this.stallTimeout = nonNegative(timeout, "stallTimeout");
-            return this;
+            return set(Setting.STALL_TIMEOUT);
         }
 
         /**
@@ -420,13 +489,13 @@ public final class TransportOptions {
                         + window);
             }
             this.answerSpin = window;
-            return this;
+            return set(Setting.ANSWER_SPIN);
         }
 
         /** See {@link TransportOptions#verifyHostname()}. */
         public Builder verifyHostname(boolean verify) {
             this.verifyHostname = verify;
-            return this;
+            return set(Setting.VERIFY_HOSTNAME);
         }
 
         public TransportOptions build() {
