@@ -20,6 +20,9 @@ public interface DropService {
     /** A value whose class cannot initialise in a test JVM: reading it throws {@link ExceptionInInitializerError}. */
     CompletableFuture<Fragile> fragileAsync();
 
+    /** A string of {@code n} characters, once the test opens the gate of the service that answers it. */
+    CompletableFuture<String> gatedAsync(int n);
+
     /** The length of {@code s}: a request as large as its argument, with a tiny answer. */
     int length(String s);
 

@@ -14,6 +14,7 @@ import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
 import dev.sluice.transport.NativeTransport;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -54,6 +55,9 @@ class DroppedResponseTest {
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicInteger blobs = new AtomicInteger();
+        /** Opened by the test: every {@link #gatedAsync} call so far is answered then, on the opening thread. */
+        final CompletableFuture<Void> gate = new CompletableFuture<>();
+        final AtomicInteger gated = new AtomicInteger();
 
         @Override
         public String blob(int n) {
@@ -64,6 +68,12 @@ class DroppedResponseTest {
         @Override
         public CompletableFuture<String> blobAsync(int n) {
             return CompletableFuture.supplyAsync(() -> blob(n));
+        }
+
+        @Override
+        public CompletableFuture<String> gatedAsync(int n) {
+            gated.incrementAndGet();
+            return gate.thenApply(v -> "b".repeat(n));
         }
 
         @Override
@@ -116,20 +126,8 @@ class DroppedResponseTest {
     @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
     void answersDroppedAtAFullBacklogReachTheirCallersAsSoonAsItDrains(NativeTransport kind) throws Exception {
         DropServiceImpl impl = new DropServiceImpl();
-        // Small fixed socket buffers on both sides, so the backlog builds in the server's queue, not the kernel.
-        try (SluiceServer server = SluiceServer.builder().port(0)
-                .options(Fixtures.on(kind).pendingBytesCap(CAP).socketBuffers(16 * 1024, 0).build())
-                .register(DropService.class, impl).start();
-             Socket peer = new Socket()) {
-            peer.setReceiveBufferSize(16 * 1024);
-            peer.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
-            peer.setSoTimeout((int) CALL_TIMEOUT.toMillis());
-            ByteArrayOutputStream burst = new ByteArrayOutputStream();
-            for (int id = 1; id <= BURST; id++) {
-                burst.write(Wire.request(id, DropService.class, "blob", ANSWER));
-            }
-            peer.getOutputStream().write(burst.toByteArray()); // then reads nothing until every call has run
-            peer.getOutputStream().flush();
+        try (SluiceServer server = smallBuffersServer(impl, kind);
+             Socket peer = burst(server, BURST, "blob")) { // then reads nothing until every call has run
             Await.until(() -> impl.blobs.get() == BURST && server.inFlight() == 0, Duration.ofSeconds(30),
                     "every call ran and its answer was queued or dropped; " + server.stats());
             long dropped = server.stats().droppedResponses();
@@ -166,6 +164,90 @@ class DroppedResponseTest {
             Wire.Frame after = Wire.read(peer.getInputStream());
             assertEquals(20, after.status(), "the connection keeps serving");
             assertEquals(BURST + 1, after.id());
+        }
+    }
+
+    /**
+     * A peer that stops reading, with more calls outstanding than one connection may hold substitute answers for
+     * (docs/reliability.md C18c): its answers fill the small socket buffers and then the cap, every later answer is
+     * dropped and its status-80 substitute waits, and once more than {@code Replies.MAX_WAITING} (256) wait the server
+     * closes the connection. The peer, reading again, reaches the end of the stream at once instead of waiting out
+     * its call timeout. Every call is read before any is answered (the service holds its answers until the test opens
+     * its gate), so no read pause cuts the burst short: far more answers are dropped than the kernel buffers and the
+     * cap can take, on every run.
+     */
+    @ParameterizedTest
+    @EnumSource(value = NativeTransport.class, names = {"NIO", "EPOLL"})
+    void aPeerThatStopsReadingIsDisconnectedOnceMoreAnswersWaitThanOneConnectionMayHold(NativeTransport kind)
+            throws Exception {
+        int calls = 600; // 256 substitutes may wait; the buffers and the cap hold a few dozen of these answers
+        DropServiceImpl impl = new DropServiceImpl();
+        try (SluiceServer server = smallBuffersServer(impl, kind);
+             Socket peer = burst(server, calls, "gatedAsync")) { // then reads nothing until every call is answered
+            Await.until(() -> impl.gated.get() == calls, Duration.ofSeconds(30),
+                    "the server read every call before answering any");
+            assertEquals(0, server.stats().droppedResponses(), "nothing answered yet: " + server.stats());
+
+            impl.gate.complete(null); // answers every call on this thread before it returns
+            long dropped = server.stats().droppedResponses();
+            assertTrue(dropped > 256, "more answers dropped than substitutes may wait: " + server.stats());
+
+            long start = System.nanoTime();
+            long bytes = 0;
+            byte[] buf = new byte[64 * 1024];
+            try {
+                for (int n; (n = peer.getInputStream().read(buf)) != -1; ) {
+                    bytes += n;
+                }
+            } catch (SocketTimeoutException e) {
+                fail("the connection was still open " + CALL_TIMEOUT + " (the call timeout) after " + dropped
+                        + " answers were dropped; read " + bytes + " bytes; " + server.stats());
+            } catch (IOException reset) {
+                // closed with a reset: as prompt as a FIN
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < CALL_TIMEOUT.toMillis() / 4, "closed " + millis + " ms after reading began");
+            Await.until(() -> server.inFlight() == 0 && server.stats().connections() == 0, Duration.ofSeconds(10),
+                    "the calls finished and the connection is gone");
+            assertTrue(server.stats().droppedResponses() >= dropped, server.stats()::toString);
+
+            try (Socket next = Fixtures.socket(server.port())) {
+                next.getOutputStream().write(Wire.request(1, DropService.class, "blob", 10));
+                Wire.Frame f = Wire.read(next.getInputStream());
+                assertEquals(20, f.status(), "a new connection is served");
+                assertEquals(1, f.id());
+            }
+        }
+        // The leak gate checks, after the class, that every frame the close failed was released.
+    }
+
+    /** Small fixed socket buffers on both sides, so a backlog builds in the server's queue, not the kernel. */
+    private static SluiceServer smallBuffersServer(DropServiceImpl impl, NativeTransport kind) {
+        return SluiceServer.builder().port(0)
+                .options(Fixtures.on(kind).pendingBytesCap(CAP).socketBuffers(16 * 1024, 0).build())
+                .register(DropService.class, impl).start();
+    }
+
+    /**
+     * A raw peer with a small receive buffer that sends calls 1 to {@code calls} of {@code method(ANSWER)} in one
+     * write and reads nothing yet.
+     */
+    private static Socket burst(SluiceServer server, int calls, String method) throws IOException {
+        Socket peer = new Socket();
+        try {
+            peer.setReceiveBufferSize(16 * 1024);
+            peer.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
+            peer.setSoTimeout((int) CALL_TIMEOUT.toMillis());
+            ByteArrayOutputStream burst = new ByteArrayOutputStream();
+            for (int id = 1; id <= calls; id++) {
+                burst.write(Wire.request(id, DropService.class, method, ANSWER));
+            }
+            peer.getOutputStream().write(burst.toByteArray());
+            peer.getOutputStream().flush();
+            return peer;
+        } catch (IOException | RuntimeException e) {
+            peer.close();
+            throw e;
         }
     }
 
