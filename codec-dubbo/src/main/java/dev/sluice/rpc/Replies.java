@@ -30,6 +30,8 @@ final class Replies {
     private static final Logger log = LoggerFactory.getLogger(Replies.class);
     /** A peer that stops reading makes every answer a drop: a line a second (docs/reliability.md A9b). */
     private static final LogLimiter DROPS = new LogLimiter();
+    /** Its own budget, so the reason a connection was closed is not lost among the drops that led to it. */
+    private static final LogLimiter BACKLOG_CLOSES = new LogLimiter();
 
     /** Most substitute answers one connection may hold back for its pending-bytes cap (see {@link #reply}). */
     static final int MAX_WAITING = 256;
@@ -120,9 +122,9 @@ final class Replies {
         if (backlog.waiting.incrementAndGet() > MAX_WAITING) {
             backlog.waiting.decrementAndGet();
             if (backlog.closing.compareAndSet(false, true)) {
-                DROPS.warn(log, "Closing the connection from {}: {} answers wait for its pending-bytes cap, the most"
-                        + " one connection may hold; the consumer does not read", connection.remoteAddress(),
-                        MAX_WAITING);
+                BACKLOG_CLOSES.warn(log, "Closing the connection from {}: {} answers wait for its pending-bytes"
+                        + " cap, the most one connection may hold; the consumer does not read",
+                        connection.remoteAddress(), MAX_WAITING);
                 connection.close();
             }
             return;
