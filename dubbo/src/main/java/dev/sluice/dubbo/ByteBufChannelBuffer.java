@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 import dev.sluice.transport.FrameTooLargeException;
 import dev.sluice.transport.LogLimiter;

@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 import dev.sluice.transport.NativeTransport;
 import dev.sluice.transport.TransportObserver;

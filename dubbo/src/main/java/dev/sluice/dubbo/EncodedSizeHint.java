@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 /**
  * The size of buffer to allocate for the next frame of one kind (requests, or responses), learnt from the frames

@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 /**
  * Control signal, not an error: Dubbo's codec could not encode a {@code Response} (body above the {@code payload}

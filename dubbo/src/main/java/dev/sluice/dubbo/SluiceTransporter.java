@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 import org.apache.dubbo.common.URL;
 import org.apache.dubbo.remoting.ChannelHandler;

@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 import java.io.IOException;
 import org.apache.dubbo.remoting.Channel;

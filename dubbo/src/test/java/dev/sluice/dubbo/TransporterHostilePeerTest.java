@@ -1,13 +1,13 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
-import static dev.sluice.transport.dubbo.TransporterFramingTest.header;
-import static dev.sluice.transport.dubbo.TransporterFramingTest.heartbeat;
-import static dev.sluice.transport.dubbo.TransporterFramingTest.read;
-import static dev.sluice.transport.dubbo.TransporterFramingTest.readsEndOfStream;
+import static dev.sluice.dubbo.TransporterFramingTest.header;
+import static dev.sluice.dubbo.TransporterFramingTest.heartbeat;
+import static dev.sluice.dubbo.TransporterFramingTest.read;
+import static dev.sluice.dubbo.TransporterFramingTest.readsEndOfStream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.transport.dubbo.TransporterFramingTest.Frame;
+import dev.sluice.dubbo.TransporterFramingTest.Frame;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,4 +1,4 @@
-package dev.sluice.transport.dubbo;
+package dev.sluice.dubbo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -32,7 +32,7 @@ class JfrLayersTest {
                 "io.netty.channel.socket.nio.NioSocketChannel")));
         assertEquals("transport", JfrLayers.layer(List.of("dev.sluice.transport.netty.WriteQueue")));
         assertEquals("codec", JfrLayers.layer(List.of("io.netty.buffer.PoolArena",
-                "dev.sluice.transport.dubbo.ByteBufChannelBuffer")));
+                "dev.sluice.dubbo.ByteBufChannelBuffer")));
         assertEquals("transport", JfrLayers.layer(List.of(
                 "org.apache.dubbo.remoting.transport.netty4.Netty4BatchWriteQueue")));
         // each transport's ByteBuf view for Dubbo's codec counts as codec: the codec writes through it

@@ -1,5 +1,5 @@
 /**
- * Micrometer meters for calls. The only package of {@code codec-dubbo} that imports {@code io.micrometer}, an
+ * Micrometer meters for calls. The only package of {@code rpc} that imports {@code io.micrometer}, an
  * optional dependency: these classes load only when the application creates a {@link MicrometerInterceptor}.
  */
 package dev.sluice.rpc.micrometer;
