@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Splits a `perf record -g -e cpu-clock -p PID` profile of a benchmark JVM into user time and kernel time by what
-the kernel was doing (docs/dubbo-path-profile.md). Java frames are not symbolised; only the kernel's are needed.
+the kernel was doing (docs/performance/journal/dubbo-path-profile.md). Java frames are not symbolised; only the
+kernel's are needed.
 
     benchmark/perf-kernel-split.py perf-server-dubbo-sluice.data [...]
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-layer CPU profile of benchmark targets (docs/dubbo-path-profile.md).
+# Per-layer CPU profile of benchmark targets (docs/performance/journal/dubbo-path-profile.md).
 #
 #   benchmark/profile-layers.sh OUT_DIR METHOD TARGET[,TARGET...] [LOAD]   e.g. results/prof existUser dubbo-netty4,dubbo-sluice
 #

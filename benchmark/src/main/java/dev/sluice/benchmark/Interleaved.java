@@ -220,8 +220,8 @@ final class Interleaved {
      *
      * <p>Why: a turn may leave work behind for the next (the last target's JVMs collecting garbage, its threads winding
      * down), and an order rotated by one keeps every target behind the same predecessor in every round, which would
-     * bias its ratios alike in every run. Two identical sluice targets in one run differed by 3 % on average that way
-     * (docs/benchmarks/2026-11-27-interleaved-runs.md).
+     * bias its ratios alike in every run: two identical sluice targets in one run differed measurably that way
+     * (docs/performance/journal/2026-11-27-interleaved-runs.md).
      */
     static int[] turnOrder(int round, int n) {
         if (n < 1 || round < 0) {

@@ -4,9 +4,9 @@ package dev.sluice.dubbo;
  * The size of buffer to allocate for the next frame of one kind (requests, or responses), learnt from the frames
  * encoded before, so that Dubbo's codec fits the frame into the first buffer. With a fixed 256-byte guess almost
  * every frame outgrew it: a Dubbo request with its attachments is over 300 bytes, a list result several KiB, and
- * each outgrowing costs a second allocation from the pooled arena, a copy and a free (in the profile of
- * docs/dubbo-path-profile.md, 6 % of the client's Java CPU, under the arena's lock, since callers' threads have no
- * pool thread cache).
+ * each outgrowing costs a second allocation from the pooled arena, a copy and a free, under the arena's lock,
+ * since callers' threads have no pool thread cache (the profile that found it:
+ * docs/performance/journal/dubbo-path-profile.md).
  *
  * <p>Grows at once to fit a larger frame (plus an eighth, rounded up to 64 bytes), and shrinks by a sixteenth per
  * smaller frame, so a few small frames between large ones do not undo the fit. Never below {@link #MIN} nor above

@@ -218,8 +218,9 @@ class DubboCodecThroughTransportTest {
         assertTrue(answer.getErrorMessage().contains("may have received it"), answer.getErrorMessage());
     }
 
-    // docs/dubbo-path-profile.md: with a fixed 256-byte first buffer almost every frame was reallocated while Dubbo's
-    // codec wrote it. Failed before EncodedSizeHint: every one of the three frames grew its buffer.
+    // docs/performance/journal/dubbo-path-profile.md: with a fixed 256-byte first buffer almost every frame was
+    // reallocated while Dubbo's codec wrote it. Failed before EncodedSizeHint: every one of the three frames grew its
+    // buffer.
     @Test
     void framesOfASizeSeenBeforeFitTheirFirstBuffer() throws Exception {
         for (int i = 0; i < 3; i++) {

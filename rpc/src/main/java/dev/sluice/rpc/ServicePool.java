@@ -61,11 +61,8 @@ import org.slf4j.LoggerFactory;
  * empty. {@link #shutdownNow()} rejects new tasks, removes queued ones (returned, not run) and interrupts running ones;
  * each worker exits when its current task returns. {@link #awaitTermination} waits for every worker and the monitor.
  *
- * <p><b>Why one class of this size.</b> The hand-off, the no-lost-wake-up argument, growth and shutdown read and
- * write the same counters (searching, parked, threads, started tasks, state), and the argument above holds only
- * over all of them at once; the monitor and the worker loop could live in other files only by exposing those
- * counters to them, which would scatter one concurrency proof without making any part simpler. Most of the length
- * is that argument, written down.
+ * <p><b>One proof.</b> The hand-off, growth and shutdown read and write the same counters (searching, parked,
+ * threads, started tasks, state); the no-lost-wake-up argument above holds only over all of them at once.
  */
 final class ServicePool extends AbstractExecutorService {
 
@@ -474,8 +471,8 @@ final class ServicePool extends AbstractExecutorService {
      * A worker that waits in its task (sleeping, or waiting for a future, a latch, a connection from a pool), or
      * null. A worker parked by this pool for want of work is not one. Nor is a worker {@code BLOCKED} entering a
      * monitor: the thread holding it is running or waiting itself, and more threads would only queue on the same
-     * monitor (seen in the benchmark: a cold JVM's class loading and a serializer's one-time code generation briefly
-     * held 20 workers on one lock). Such workers count as runnable.
+     * monitor (a cold JVM's class loading or a serializer's one-time code generation can hold many workers on one
+     * lock). Such workers count as runnable.
      */
     private Thread blockedWorker() {
         for (Worker w : workers) {

@@ -46,7 +46,7 @@ public final class SluiceClient implements AutoCloseable {
      * Default stall timeout, 1 s: a live provider answers a heartbeat on its I/O thread within a round trip even
      * with every service thread busy, so 2 s of total silence with a heartbeat out (probe after 1 s, stalled 1 s
      * later) means a frozen process or a dead path, while young-generation GC pauses and scheduling hiccups of a
-     * loaded host stay well below it. See README.
+     * loaded host stay well below it. See docs/guide/stall-detection.md.
      */
     public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(1);
     /** Default heartbeat interval, 60 s, as Dubbo's. */

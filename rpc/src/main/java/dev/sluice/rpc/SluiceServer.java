@@ -57,9 +57,7 @@ import org.slf4j.LoggerFactory;
  * <p>This class is the facade, the builder and the graceful close. The work is split by thread, as
  * docs/ARCHITECTURE.md draws it: {@link ServerHandler} takes requests on the event loop (the transport half),
  * {@link ServiceInvoker} runs the service methods on the executor (the application half), {@link Replies} is the
- * reply path both use, and {@link InFlight} counts the calls a graceful close waits for. What is left here is
- * over 400 lines because two public nested types stay with it, {@link Builder} (each limit documented with its
- * default) and {@link Stats}: moving them out would change the public API.
+ * reply path both use, and {@link InFlight} counts the calls a graceful close waits for.
  */
 public final class SluiceServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SluiceServer.class);
@@ -409,12 +407,9 @@ public final class SluiceServer implements AutoCloseable {
          * wake-up per call; more workers start, up to {@code threads}, only while calls wait and none has started for
          * 500 µs with a worker waiting inside a call (5 ms otherwise), so calls that block do not starve the queue.
          *
-         * <p>Measured on a 2-core VM (benchmark {@code sluice}, {@code SLUICE_BENCH_POOL}, one short run per pool,
-         * quiet machine, 2026-11-27): at 32 client threads existUser 67.5 against 41.1 ops/ms for the
-         * {@code ThreadPoolExecutor}, listUser 20.4 against 18.0; at one client thread existUser p50 112 against 121
-         * µs, listUser 178 against 203 µs. The plain pool lost at one thread too: its 200 threads take calls in turn,
-         * each one cold, where parked hot workers are reused last-in first-out. {@code hotWorkers(false)} keeps the
-         * plain pool (Dubbo's model) for whoever needs it.
+         * <p>A plain pool's threads take calls in turn, each one cold, where parked hot workers are reused last-in
+         * first-out. {@code hotWorkers(false)} keeps the plain pool (Dubbo's model) for whoever needs it. The two
+         * pools compared: docs/performance/README.md.
          */
         public Builder hotWorkers(boolean enabled) {
             this.hotWorkers = enabled;

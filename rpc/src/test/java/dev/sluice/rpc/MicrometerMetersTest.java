@@ -38,10 +38,12 @@ class MicrometerMetersTest {
     void callTimersAndTransportMetersCountTheCallsMade() throws Exception {
         MeterRegistry registry = new SimpleMeterRegistry();
         int total = THREADS * PER_THREAD;
+        // tag::transport-meters[]
         TransportOptions serverOptions = TransportOptions.builder()
                 .observer(MicrometerTransportObserver.create(registry, "server", 0.5, 0.99)).build();
         TransportOptions clientOptions = TransportOptions.builder()
                 .observer(MicrometerTransportObserver.create(registry, "client", 0.5, 0.99)).build();
+        // end::transport-meters[]
         try (SluiceServer server = SluiceServer.builder().port(0).options(serverOptions)
                 .register(InterceptorTest.Greeter.class, new InterceptorTest.GreeterImpl())
                 .intercept(MicrometerInterceptor.create(registry)).start();

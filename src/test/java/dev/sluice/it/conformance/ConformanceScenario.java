@@ -28,7 +28,7 @@ public final class ConformanceScenario {
         Scenario.run(() -> {
             Pairing pairing = Pairing.valueOf(args[0]);
             if (DubboNodes.CLIENT_BY_PROPERTY.equals(pairing.clientTransporter())) {
-                // The README's switch for consumers: no client on the reference, Dubbo's consumer default instead.
+                // The guide's switch for consumers: no client on the reference, Dubbo's consumer default instead.
                 System.setProperty("dubbo.consumer.client", "sluice");
             }
             DubboPeers.quietDefaults();

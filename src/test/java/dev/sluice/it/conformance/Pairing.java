@@ -23,7 +23,8 @@ public enum Pairing {
     DUBBO_NETTY4_TO_DUBBO_SLUICE(Caller.DUBBO_CONSUMER, "netty4", Answerer.DUBBO_PROVIDER, "sluice", 40),
     /**
      * The {@code sluice} client against Dubbo's own netty4 provider (the control on the server side), selected as
-     * the README says, with the system property {@code dubbo.consumer.client=sluice} and no client on the reference.
+     * docs/guide/dubbo.md says, with the system property {@code dubbo.consumer.client=sluice} and no client on the
+     * reference.
      */
     DUBBO_SLUICE_BY_PROPERTY_TO_DUBBO_NETTY4(Caller.DUBBO_CONSUMER, DubboNodes.CLIENT_BY_PROPERTY,
             Answerer.DUBBO_PROVIDER, "netty4", 40),

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Child side of {@link ExamplesTest}: runs one example's programs as a user runs them from the README, each as its
+ * Child side of {@link ExamplesTest}: runs one example's programs as a user runs them from the guides, each as its
  * own process, here inside the harness's private network namespace, and reports what they printed.
  *
  * <p>Arguments: {@code standalone <greeter.jar>} or {@code spring-boot <greeter-provider.jar> <greeter-consumer.jar>}.

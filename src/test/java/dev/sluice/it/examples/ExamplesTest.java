@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Runs the examples under {@code examples/} as the README tells a user to: the packaged jars, started with
+ * Runs the examples under {@code examples/} as the guides tell a user to: the packaged jars, started with
  * {@code java -cp}/{@code java -jar}, a server or provider as a long-running process and a client or consumer calling
  * it from a second process. Both run inside the harness's private network namespace ({@link IsolatedJvm} starts
  * {@link ExamplesScenario} there, which starts the programs), since a Dubbo consumer on a loopback-only machine

@@ -47,11 +47,13 @@ public final class DubboStallRoutingScenario {
             protocol.setServer("sluice");
             ServiceConfig<EchoService> service = DubboPeers.service(EchoService.class, new EchoServiceImpl());
             try (PausableProxy proxy = new PausableProxy(new InetSocketAddress(host, port))) {
+                // tag::consumer-stall-timeout[]
                 ConsumerConfig consumer = new ConsumerConfig();
                 consumer.setClient("sluice");
                 if (!stall.equals("-")) {
                     consumer.setParameters(Map.of("sluice.stall-timeout", stall));
                 }
+                // end::consumer-stall-timeout[]
                 ReferenceConfig<EchoService> reference = DubboPeers.reference(EchoService.class, host, port,
                         TIMEOUT_MS);
                 reference.setClient(null); // from the consumer config

@@ -180,10 +180,12 @@ public final class DubboTlsScenario {
         int port = DubboPeers.freePort();
         ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
         protocol.setServer(transporter);
+        // tag::tls-provider[]
         SslConfig ssl = new SslConfig();
         ssl.setServerKeyCertChainPath(certificate.toString());
         ssl.setServerPrivateKeyPath(key(certificate).toString());
         ssl.setServerTrustCertCollectionPath(clientCrt.toString());
+        // end::tls-provider[]
         ServiceConfig<EchoService> service = DubboPeers.service(EchoService.class, new EchoServiceImpl());
         FrameworkModel model = new FrameworkModel();
         DubboBootstrap boot = DubboBootstrap.newInstance(model)
@@ -202,10 +204,12 @@ public final class DubboTlsScenario {
 
     /** The consumer's SSL config: its own certificate, trusting {@code trusted}. */
     private SslConfig consumerSsl(Path trusted) {
+        // tag::tls-consumer[]
         SslConfig ssl = new SslConfig();
         ssl.setClientKeyCertChainPath(clientCrt.toString());
         ssl.setClientPrivateKeyPath(key(clientCrt).toString());
         ssl.setClientTrustCertCollectionPath(trusted.toString());
+        // end::tls-consumer[]
         return ssl;
     }
 

@@ -297,10 +297,9 @@ public final class TransportOptions {
      * another thread with nothing else in flight ({@link Connection#answerDue()}), so that the answer does not have
      * to wake it. Off ({@link Duration#ZERO}) by default; {@value #SUGGESTED_ANSWER_SPIN_MICROS} µs suits quick
      * methods. Adaptive: a window the answer missed halves the next, so a server whose methods take longer soon stops
-     * polling. Costs at most this much CPU per call, only while calls come one at a time to an idle loop. Measured on
-     * 2-core VMs: one caller's throughput up by about 7 %, its p50 down by about 10 µs; at 32 callers throughput was
-     * about 4 % lower in most runs (within the runs' spread, but in the same direction), which is why it is off by
-     * default (README, quick start, "Latency at low load (opt-in)"). NIO and epoll, not io_uring. A group the
+     * polling. Costs at most this much CPU per call, only while calls come one at a time to an idle loop. Off by
+     * default because it helps one caller and costs many callers a little throughput (docs/performance/README.md;
+     * docs/guide/standalone.md says when to turn it on). NIO and epoll, not io_uring. A group the
      * caller lends polls as it was made ({@code EventLoops.create(kind, threads, name, answerSpin)}).
      */
     public Duration answerSpin() {

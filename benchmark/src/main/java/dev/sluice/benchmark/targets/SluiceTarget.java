@@ -43,8 +43,9 @@ public final class SluiceTarget implements BenchTarget {
         /** Both JVMs record the {@code dev.sluice.*} events with {@code sluice.jfc} (the target's JVM flags). */
         JFR,
         /**
-         * A Micrometer {@code SimpleMeterRegistry} on each side, bound as the README says: the transport meters
-         * ({@code MicrometerTransportObserver}) and the call timers ({@code MicrometerInterceptor}), p50/p99 published.
+         * A Micrometer {@code SimpleMeterRegistry} on each side, bound as docs/guide/observability.md says: the
+         * transport meters ({@code MicrometerTransportObserver}) and the call timers ({@code MicrometerInterceptor}),
+         * p50/p99 published.
          */
         METRICS
     }

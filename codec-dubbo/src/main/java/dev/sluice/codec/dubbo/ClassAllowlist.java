@@ -58,9 +58,6 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Thread-safe: registration may run concurrently with decoding on any number of event loops; lookups of
  * accepted names are lock-free map reads.
- *
- * <p>Over 400 lines because it is one security decision (deny list, allow list, registration from interfaces,
- * substitutes) whose rules must be read together to be trusted; about a sixth of it is the documentation above.
  */
 public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClassAllowlist.class);

@@ -41,11 +41,10 @@ import java.util.Objects;
  * every byte after, emitting nothing more, while the transport closes) or for an {@link Error} while decoding a frame
  * (the transport drops the bytes and closes).
  *
- * <p><b>Why one class over 400 lines.</b> Every connection carries both requests and responses (a client reads the
- * provider's heartbeats and readonly events, a server the answers to its heartbeats), so each side needs both
- * halves, and they share the body copy, the item readers and the rejection path for one frame. Item parsing already
- * lives in {@link Fastjson2Items} and {@link Hessian2Values}; what stays is the frame grammar of docs/wire-format.md,
- * one method per message kind.
+ * <p>Every connection carries both requests and responses (a client reads the provider's heartbeats and readonly
+ * events, a server the answers to its heartbeats), so one decoder reads both. Items are parsed by
+ * {@link Fastjson2Items} and {@link Hessian2Values}; this class is the frame grammar of docs/wire-format.md, one
+ * method per message kind.
  */
 public final class DubboDecoder implements FrameDecoder {
     private static final int KEEP_SCRATCH = 16 * 1024;

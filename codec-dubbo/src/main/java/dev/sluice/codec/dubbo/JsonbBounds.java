@@ -22,9 +22,6 @@ import java.lang.reflect.Type;
  * <p>The grammar: fastjson2 2.0.56's JSONB ({@code JSONB.Constants}, docs/wire-format.md §4.3). The walk accepts every
  * value fastjson2's writer produces; it rejects unknown type bytes, negative or unbacked sizes and symbol ids larger
  * than the item. Stateless; any thread.
- *
- * <p>Over 400 lines because it is one grammar, one case per JSONB type byte, read best side by side with the format
- * it checks; split across classes it would be harder to compare with docs/wire-format.md, not simpler.
  */
 final class JsonbBounds {
     /** Deeper values are refused: fastjson2 reads them recursively on the event loop's stack. */

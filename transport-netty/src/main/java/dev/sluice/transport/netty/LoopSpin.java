@@ -14,8 +14,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * instead of sleeping in it.
  *
  * <p>Why: at low load a loop that sleeps is woken for every answer: the worker writes the selector's wake-up, and on
- * a virtual machine the loop's idle virtual CPU is woken too, which costs tens of microseconds per call (measured at
- * one caller thread, see docs/ARCHITECTURE.md). A loop still polling when the answer arrives runs it at once. I/O
+ * a virtual machine the loop's idle virtual CPU is woken too, a cost paid on every call at one caller thread
+ * (docs/performance/README.md). A loop still polling when the answer arrives runs it at once. I/O
  * and tasks are served as usual while it polls (each poll is a non-blocking select).
  *
  * <p>A window ends when an answer is written on the loop ({@link #answered()}, from the write queue's drain) or
@@ -39,8 +39,7 @@ public final class LoopSpin implements SelectStrategy {
     static final long MIN_WINDOW_NANOS = 1_000;
     /**
      * A loop that slept at least this long before the call came is idle enough to poll for its answer. One caller
-     * waiting for each answer leaves the loop asleep for most of a round trip (raw's one-thread p50 is 57-78 µs on
-     * the 2-core VMs).
+     * waiting for each answer leaves the loop asleep for most of a round trip, which is several times this long.
      */
     static final long IDLE_NANOS = 20_000;
     private static final FastThreadLocal<LoopSpin> CURRENT = new FastThreadLocal<>();

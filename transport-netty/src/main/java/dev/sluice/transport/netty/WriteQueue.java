@@ -77,11 +77,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Buffers.</b> The queue owns every buffer handed to {@code enqueue}, whatever happens: written (Netty
  * releases it), or released here when it fails or is withdrawn.
  *
- * <p><b>Why one class of this size.</b> Batching, the pending-bytes cap with its read pause, the graceful close and
- * the {@code scheduled} hand-off are one protocol over the same few fields (the queue, the flag, the byte count):
- * each part's correctness argument above reads the others' state, and {@code enqueue} and the drain, the hot path of
- * every call, touch all of it. Split into classes, that argument would span files and the hot path would pay an extra
- * indirection per frame, so it stays one class; the helper types it needs are nested below it.
+ * <p><b>One protocol.</b> Batching, the pending-bytes cap with its read pause, the graceful close and the
+ * {@code scheduled} hand-off share the same few fields (the queue, the flag, the byte count): each part's
+ * correctness argument above reads the others' state, and {@code enqueue} and the drain touch all of it.
  */
 final class WriteQueue {
     private static final Logger log = LoggerFactory.getLogger(WriteQueue.class);

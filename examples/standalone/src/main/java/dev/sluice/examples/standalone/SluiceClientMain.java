@@ -24,6 +24,7 @@ public final class SluiceClientMain {
         String[] names = args.length > 2 ? Arrays.copyOfRange(args, 2, args.length)
                 : new String[] {"Ada", "Grace"};
 
+        // tag::client[]
         try (SluiceClient client = SluiceClient.builder().address(host, port).build()) {
             Greeter greeter = client.reference(Greeter.class).timeout(Duration.ofSeconds(3)).proxy();
             for (String name : names) {
@@ -31,5 +32,6 @@ public final class SluiceClientMain {
                 System.out.println("greetLater(" + name + ") = " + greeter.greetLater(name).join());
             }
         }
+        // end::client[]
     }
 }

@@ -20,10 +20,12 @@ public final class SluiceServerMain {
     public static void main(String[] args) throws InterruptedException {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 20880;
 
+        // tag::server[]
         SluiceServer server = SluiceServer.builder()
                 .port(port)
                 .register(Greeter.class, new GreeterImpl())
                 .start();
+        // end::server[]
         System.out.println("SluiceServer listening on port " + server.port() + " (Ctrl-C to stop)");
 
         CountDownLatch closed = new CountDownLatch(1);
