@@ -78,6 +78,9 @@ final class DubboUrlOptions {
     static final String VERIFY_HOSTNAME_KEY = "sluice.tls.verify-hostname";
     static final String FRAME_TIMEOUT_KEY = "sluice.frame-timeout";
     static final String MAX_CONNECTIONS_PER_ADDRESS_KEY = "sluice.max-connections-per-address";
+    /** How a refused connection's log line names the setting that raises each limit inside Dubbo. */
+    static final String MAX_CONNECTIONS_SETTING = "the accepts URL key";
+    static final String MAX_CONNECTIONS_PER_ADDRESS_SETTING = "the " + MAX_CONNECTIONS_PER_ADDRESS_KEY + " URL key";
     /** Default of {@code sluice.frame-timeout}, as a standalone {@code SluiceServer}'s. */
     static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofSeconds(30);
     /** Default of {@code sluice.max-connections-per-address}, as a standalone {@code SluiceServer}'s. */

@@ -89,6 +89,8 @@ final class SluiceDubboServer extends AbstractServer {
                 .handler(new Handler())
                 .tls(tls)
                 .maxConnections(DubboUrlOptions.maxConnections(url), DubboUrlOptions.maxConnectionsPerAddress(url))
+                .connectionLimitSettings(DubboUrlOptions.MAX_CONNECTIONS_SETTING,
+                        DubboUrlOptions.MAX_CONNECTIONS_PER_ADDRESS_SETTING)
                 .frameTimeout(DubboUrlOptions.frameTimeout(url))
                 .bind();
         bound = true;

@@ -8,14 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.dubbo.TransporterFramingTest.Frame;
+import dev.sluice.testing.LogLines;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -162,9 +161,20 @@ class TransporterHostilePeerTest {
         Socket first = socket();
         Socket second = socket();
         assertTrue(served(first, 1) && served(second, 2), "the first two connections are served");
-        Socket third = socket();
-        assertTrue(readsEndOfStream(third.getInputStream()), "a third connection from the same address was kept");
+        try (LogLines lines = LogLines.capture("Refused connection")) {
+            Socket third = socket();
+            assertTrue(readsEndOfStream(third.getInputStream()), "a third connection from the same address was"
+                    + " kept");
+            assertEquals(1, lines.count(), "the refusal is logged: " + lines.lines());
+            assertNamesOnly("the sluice.max-connections-per-address URL key", lines.lines().get(0));
+        }
         assertTrue(served(first, 3) && served(second, 4), "the first two are still served");
+    }
+
+    /** Inside Dubbo, a refusal's line names the URL key that raises the limit, not the standalone builder's. */
+    private static void assertNamesOnly(String setting, String line) {
+        assertTrue(line.contains("Raise " + setting + " if this load is expected") && !line.contains("maxConnections"),
+                line);
     }
 
     @Test
@@ -183,6 +193,9 @@ class TransporterHostilePeerTest {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
             assertTrue(lines.count() <= 1 + seconds, lines.count() + " log lines for " + refused
                     + " refused connections in " + seconds + " s; the budget is one a second");
+            String warning = lines.lines().stream().filter(l -> l.contains("Refused connection")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no refusal logged: " + lines.lines()));
+            assertNamesOnly("the accepts URL key", warning);
         }
         assertTrue(served(first, 2), "the first is still served");
         assertEquals(1, server.getChannels().size(), "Dubbo sees only the admitted connection");
@@ -221,79 +234,5 @@ class TransporterHostilePeerTest {
 
     private static ExchangeClient connect(URL url) throws RemotingException {
         return Exchangers.connect(url, new ExchangeHandlerAdapter(FrameworkModel.defaultModel()) { });
-    }
-
-    /**
-     * Counts the lines containing a marker that the test's logging backend (slf4j-simple, which writes to whatever
-     * {@code System.err} is at each line) prints while open; the lines still reach the real stderr.
-     */
-    static final class LogLines implements AutoCloseable {
-        private final PrintStream original = System.err;
-        private final String[] markers;
-        private final AtomicInteger count = new AtomicInteger();
-
-        private LogLines(String... markers) {
-            this.markers = markers;
-        }
-
-        /** Counts the lines that contain any of {@code markers}. */
-        static LogLines capture(String... markers) {
-            LogLines lines = new LogLines(markers);
-            System.setErr(new PrintStream(new LineCounter(lines), true, StandardCharsets.UTF_8));
-            return lines;
-        }
-
-        int count() {
-            return count.get();
-        }
-
-        @Override
-        public void close() {
-            System.setErr(original);
-        }
-
-        /** Splits what is written into lines, counts those with the marker, and passes every byte on. */
-        private static final class LineCounter extends OutputStream {
-            private final LogLines lines;
-            private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-
-            LineCounter(LogLines lines) {
-                this.lines = lines;
-            }
-
-            @Override
-            public synchronized void write(int b) {
-                lines.original.write(b);
-                take(b);
-            }
-
-            @Override
-            public synchronized void write(byte[] b, int off, int len) {
-                lines.original.write(b, off, len);
-                for (int i = off; i < off + len; i++) {
-                    take(b[i]);
-                }
-            }
-
-            private void take(int b) {
-                if (b != '\n') {
-                    line.write(b);
-                    return;
-                }
-                String text = line.toString(StandardCharsets.UTF_8);
-                line.reset();
-                for (String marker : lines.markers) {
-                    if (text.contains(marker)) {
-                        lines.count.incrementAndGet();
-                        return;
-                    }
-                }
-            }
-
-            @Override
-            public synchronized void flush() {
-                lines.original.flush();
-            }
-        }
     }
 }

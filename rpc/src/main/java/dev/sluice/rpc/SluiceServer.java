@@ -107,7 +107,8 @@ public final class SluiceServer implements AutoCloseable {
                 .resolver(resolver).build();
         ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight);
         this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
-                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker, b.executor != null && !b.direct);
+                acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker, b.executor != null && !b.direct,
+                b.beforeCounting);
         this.transport = b.transport.options(options).codec(codec).handler(handler)
                 .eventLoops(b.loops()).tls(b.tlsContext()).bind();
     }
@@ -135,11 +136,6 @@ public final class SluiceServer implements AutoCloseable {
 
     public InetSocketAddress localAddress() {
         return transport.localAddress();
-    }
-
-    /** Test seam: {@code hook} runs on the event loop after a request passed every check, before it is counted. */
-    void beforeCounting(Runnable hook) {
-        handler.beforeCounting = hook;
     }
 
     /** Calls accepted and not yet answered. */
@@ -312,6 +308,8 @@ public final class SluiceServer implements AutoCloseable {
                 .maxConnections(DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS)
                 .frameTimeout(DEFAULT_FRAME_TIMEOUT);
         private java.util.Set<Serialization> serializations = java.util.EnumSet.allOf(Serialization.class);
+        /** Test seam, see {@link #beforeCounting}; null in production. */
+        private Runnable beforeCounting;
 
         private Builder() {
             super(false);
@@ -475,6 +473,15 @@ public final class SluiceServer implements AutoCloseable {
             Duration idle = oneKnob("idleTimeout", idleTimeout, options, TransportOptions.Setting.ALL_IDLE,
                     options.allIdle(), DEFAULT_IDLE_TIMEOUT);
             return options.toBuilder().allIdle(idle).build();
+        }
+
+        /**
+         * Test seam: {@code hook} runs on the event loop after a request passed every check, before it is counted
+         * in flight (docs/reliability.md E25e). Fixed when the server starts, so serving reads no volatile for it.
+         */
+        Builder beforeCounting(Runnable hook) {
+            this.beforeCounting = hook;
+            return this;
         }
 
         /**

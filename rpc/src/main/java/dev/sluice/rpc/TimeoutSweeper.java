@@ -1,5 +1,7 @@
 package dev.sluice.rpc;
 
+import dev.sluice.transport.LogLimiter;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -46,8 +48,8 @@ final class TimeoutSweeper {
      */
     static final long HANDOFF_GRACE_MILLIS = 50;
     private static final long HANDOFF_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(HANDOFF_GRACE_MILLIS);
-    /** At most one warning about a callback executor that does not start completions per this period. */
-    private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** At most one warning a minute about a callback executor that does not start completions. */
+    private static final LogLimiter SLOW_EXECUTOR_WARNINGS = new LogLimiter(Duration.ofMinutes(1));
 
     /** The tables with asynchronous calls waiting; each at most once (its armed flag guards the adding). */
     private final ConcurrentLinkedQueue<PendingCalls> armed = new ConcurrentLinkedQueue<>();
@@ -57,7 +59,6 @@ final class TimeoutSweeper {
     private volatile Thread thread;
     /** Completions of timed-out calls handed to their callback executors and not yet seen started; timeout thread. */
     private final ArrayDeque<Handoff> handoffs = new ArrayDeque<>();
-    private long lastWarnNanos = System.nanoTime() - WARN_EVERY_NANOS;
 
     /**
      * The task completing a timed-out call's future, which runs once: on the callback executor, or, when that has not
@@ -194,11 +195,10 @@ final class TimeoutSweeper {
                 }
             }
         }
-        if (rescued > 0 && now - lastWarnNanos >= WARN_EVERY_NANOS) {
-            lastWarnNanos = now;
-            log.warn("A client's callback executor did not start completing {} timed-out call(s) within {} ms (are its"
-                    + " threads blocked?); they were completed on fallback threads (logged at most once a minute)",
-                    rescued, HANDOFF_GRACE_MILLIS);
+        if (rescued > 0) {
+            SLOW_EXECUTOR_WARNINGS.warn(log, "A client's callback executor did not start completing {} timed-out"
+                    + " call(s) within {} ms (are its threads blocked?); they were completed on fallback threads"
+                    + " (logged at most once a minute)", rescued, HANDOFF_GRACE_MILLIS);
         }
     }
 

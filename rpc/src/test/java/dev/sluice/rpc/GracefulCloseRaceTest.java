@@ -69,14 +69,16 @@ class GracefulCloseRaceTest {
     void aCallRacingAGracefulCloseRunsAndIsAnsweredOrIsRefusedWithoutRunning() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             GateImpl impl = new GateImpl();
-            SluiceServer server = SluiceServer.builder().port(0).register(Gate.class, impl).start();
             AtomicBoolean armed = new AtomicBoolean(true);
             AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
-            server.beforeCounting(() -> {
-                if (armed.compareAndSet(true, false)) {
-                    closing.set(server.close(Duration.ofSeconds(20)));
-                }
-            });
+            AtomicReference<SluiceServer> started = new AtomicReference<>();
+            SluiceServer server = SluiceServer.builder().port(0).register(Gate.class, impl)
+                    .beforeCounting(() -> {
+                        if (armed.compareAndSet(true, false)) {
+                            closing.set(started.get().close(Duration.ofSeconds(20)));
+                        }
+                    }).start();
+            started.set(server); // before any call is made: the hook runs only for a request
             Map<Integer, Object> outcomes = new ConcurrentHashMap<>();
             try (SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                     .timeout(Duration.ofSeconds(20)).failIfNotConnected(false).build()) {

@@ -10,8 +10,6 @@ import io.netty.buffer.PoolArenaMetric;
 import io.netty.buffer.PoolChunkListMetric;
 import io.netty.buffer.PoolChunkMetric;
 import io.netty.buffer.PooledByteBufAllocator;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -19,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Child-JVM half of {@link PeerStopsReadingTest}'s heap tests: a {@link SluiceServer} with a small pending-bytes cap,
@@ -61,40 +57,16 @@ public final class DeafPeerScenario {
                 peer.setReceiveBufferSize(4096);
                 peer.connect(new InetSocketAddress("127.0.0.1", server.port()), 5_000);
                 AtomicLong sent = new AtomicLong();
-                AtomicReference<String> writerEnd = new AtomicReference<>("none");
-                Thread writer = new Thread(() -> {
-                    try {
-                        OutputStream out = peer.getOutputStream();
-                        while (true) {
-                            out.write(block); // blocks for good once the server stops reading
-                            sent.addAndGet(block.length);
-                        }
-                    } catch (IOException closed) {
-                        writerEnd.set(closed.toString()); // the server closed, or the scenario did
-                    }
-                }, "deaf-peer-writer");
+                DeafPeer deaf = new DeafPeer(peer, block, Long.MAX_VALUE, sent);
+                Thread writer = new Thread(deaf::write, "deaf-peer-writer");
                 writer.setDaemon(true);
                 writer.start();
                 // The writer has stopped when the server has refused an answer for the cap (so it stops reading), a
                 // whole second passes without one more block leaving the writer, and the calls already read have run
                 // (their answers refused or queued): what is left is what the server holds for this peer, not the
                 // work in progress of its service threads. A loaded machine reads slowly, but it does not refuse.
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                long last = -1;
-                long lastChange = System.nanoTime();
-                boolean stopped = false;
-                while (System.nanoTime() < deadline && writer.isAlive()) {
-                    long now = sent.get();
-                    if (now != last) {
-                        last = now;
-                        lastChange = System.nanoTime();
-                    } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(1) && server.inFlight() == 0
-                            && server.stats().droppedResponses() > 0) {
-                        stopped = true;
-                        break;
-                    }
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-                }
+                boolean stopped = deaf.awaitStill(TimeUnit.SECONDS.toNanos(60), writer::isAlive,
+                        () -> server.inFlight() == 0 && server.stats().droppedResponses() > 0) == DeafPeer.End.STILL;
                 long inFlight = server.inFlight();
                 long heapHeld = heapAfterGc() - heapBefore;
                 long directHeld = activeDirectBytes() - directBefore;
@@ -104,8 +76,8 @@ public final class DeafPeerScenario {
                         "writerStopped", stopped && writer.isAlive(),
                         // The other way the server may stop the peer: closing it, once more answers wait for the cap
                         // than one connection may hold back (Replies.MAX_WAITING, C18c).
-                        "serverClosed", !writer.isAlive() && !"none".equals(writerEnd.get()),
-                        "writerEnd", writerEnd.get(), "ran", impl.ran.get(), "inFlight", inFlight);
+                        "serverClosed", !writer.isAlive() && !"none".equals(deaf.writerEnd()),
+                        "writerEnd", deaf.writerEnd(), "ran", impl.ran.get(), "inFlight", inFlight);
             }
         });
     }

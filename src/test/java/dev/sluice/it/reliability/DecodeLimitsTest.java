@@ -29,6 +29,26 @@ class DecodeLimitsTest {
         Object echo(Object v);
 
         String hold(String v);
+
+        String counts(Counts c);
+    }
+
+    /** A parameter object with every integral field kind, primitive and boxed. */
+    public static class Counts implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        int i;
+        long l;
+        short s;
+        byte b;
+        Integer bi;
+        Long bl;
+        Short bs;
+        Byte bb;
+
+        @Override
+        public String toString() {
+            return "i=" + i + " l=" + l + " s=" + s + " b=" + b + " bi=" + bi + " bl=" + bl + " bs=" + bs + " bb=" + bb;
+        }
     }
 
     static final class Numbers implements NumberService {
@@ -44,6 +64,11 @@ class DecodeLimitsTest {
                 Thread.currentThread().interrupt();
             }
             return v;
+        }
+
+        @Override
+        public String counts(Counts c) {
+            return c.toString();
         }
 
         @Override
@@ -99,6 +124,63 @@ class DecodeLimitsTest {
             Wire.Frame ok = Wire.read(in);
             assertEquals(20, ok.status());
             assertEquals(42, ((Number) ok.item(1)).intValue());
+        }
+    }
+
+    /** A {@link Counts} in hessian2 whose field {@code field} is {@code value} (hessian2 bytes), written by hand. */
+    static byte[] hessian2Counts(String field, byte[] value) {
+        return TestBytes.concat(new byte[] {'C'}, Wire.hessian2(Counts.class.getName()), new byte[] {(byte) 0x91},
+                Wire.hessian2(field), new byte[] {0x60}, value);
+    }
+
+    @Test
+    void integralFieldsOfAParameterObjectTakeOnlyIntegersInRangeInHessian2() throws Exception {
+        String beyondLong = "9223372036854775808"; // 2^63
+        Object[][] bad = {
+            {"i", Wire.hessian2(12.5d), "int"},
+            {"i", Wire.hessian2(1e300d), "int"},
+            {"i", Wire.hessian2("1E+300"), "int"},
+            {"i", Wire.hessian2("9".repeat(900)), "int"},
+            {"i", Wire.hessian2(1L << 40), "int"},
+            {"l", Wire.hessian2(9.223372036854775808e18d), "long"},
+            {"l", Wire.hessian2(beyondLong), "long"},
+            {"l", hessian2BigDecimal(beyondLong), "long"},
+            {"s", Wire.hessian2(70_000), "short"},
+            {"b", Wire.hessian2(300), "byte"},
+            {"bi", Wire.hessian2(12.5d), "java.lang.Integer"},
+            {"bl", Wire.hessian2("12"), "java.lang.Long"},
+            {"bs", Wire.hessian2(-40_000), "java.lang.Short"},
+            {"bb", Wire.hessian2(128L), "java.lang.Byte"},
+        };
+        try (SluiceServer server = SluiceServer.builder().port(0).register(NumberService.class, new Numbers())
+                .start(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            long id = 0;
+            java.util.List<String> wrong = new java.util.ArrayList<>();
+            for (Object[] c : bad) {
+                out.write(Wire.hessian2Request(++id, NumberService.class, "counts",
+                        hessian2Counts((String) c[0], (byte[]) c[1])));
+                Wire.Frame answer = Wire.read(in);
+                assertEquals(id, answer.id());
+                String text = answer.text();
+                if (answer.status() != 40 || !text.contains("field " + Counts.class.getName() + "." + c[0])
+                        || !text.contains("expected " + c[2])) {
+                    wrong.add("request " + id + " (" + c[0] + "): status " + answer.status() + " "
+                            + text.substring(0, Math.min(160, text.length())));
+                }
+            }
+            assertEquals(java.util.List.of(), wrong, "every bad field gets status 40 naming the field and its type");
+            out.write(Wire.hessian2Request(++id, NumberService.class, "counts", TestBytes.concat(new byte[] {'C'},
+                    Wire.hessian2(Counts.class.getName()), new byte[] {(byte) 0x94}, Wire.hessian2("i"),
+                    Wire.hessian2("l"), Wire.hessian2("s"), Wire.hessian2("bl"), new byte[] {0x60},
+                    Wire.hessian2(Integer.MIN_VALUE), Wire.hessian2(Long.MAX_VALUE),
+                    Wire.hessian2((int) Short.MAX_VALUE), new byte[] {'N'})));
+            Wire.Frame ok = Wire.read(in);
+            assertEquals(id, ok.id());
+            assertEquals(20, ok.status(), ok.text());
+            assertTrue(ok.text().contains("i=" + Integer.MIN_VALUE + " l=" + Long.MAX_VALUE + " s=32767 b=0 bi=null"
+                    + " bl=null"), ok.text());
         }
     }
 

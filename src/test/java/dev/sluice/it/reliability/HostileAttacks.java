@@ -404,33 +404,11 @@ final class HostileAttacks {
 
         /** Streams heartbeats without ever reading until the server stops taking them (or the limit). */
         private String neverReads() throws Exception {
-            Socket s = open(4 * 1024);
-            OutputStream out = s.getOutputStream();
-            byte[] chunk = frames.get(0);
-            start(() -> {
-                try {
-                    while (sent.get() + chunk.length <= HEARTBEAT_BYTES) {
-                        out.write(chunk);
-                        sent.addAndGet(chunk.length);
-                    }
-                } catch (IOException e) {
-                    // closed by us (or the server)
-                }
-            });
+            DeafPeer deaf = new DeafPeer(open(4 * 1024), frames.get(0), HEARTBEAT_BYTES, sent);
+            start(deaf::write);
             // Done when nothing more is taken for 1 s, or everything was.
-            long last = -1;
-            long stillSince = System.nanoTime();
-            while (sent.get() + chunk.length <= HEARTBEAT_BYTES) {
-                long now = sent.get();
-                if (now != last) {
-                    last = now;
-                    stillSince = System.nanoTime();
-                } else if (System.nanoTime() - stillSince > TimeUnit.SECONDS.toNanos(1)) {
-                    return "stopped-reading";
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-            }
-            return "took-all";
+            DeafPeer.End end = deaf.awaitStill(Long.MAX_VALUE, () -> true, () -> true);
+            return end == DeafPeer.End.STILL ? "stopped-reading" : "took-all";
         }
 
         /** Half a body at once, then one byte every 100 ms; how long until the server closed (or gave up at 3 s). */

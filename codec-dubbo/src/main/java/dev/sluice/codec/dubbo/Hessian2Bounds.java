@@ -434,16 +434,8 @@ final class Hessian2Bounds {
      */
     static void checkIntegral(byte[] b, int at, Type type) {
         Class<?> raw = ValueTypes.rawClass(type);
-        long max;
-        if (raw == long.class || raw == Long.class) {
-            max = Long.MAX_VALUE;
-        } else if (raw == int.class || raw == Integer.class) {
-            max = Integer.MAX_VALUE;
-        } else if (raw == short.class || raw == Short.class) {
-            max = Short.MAX_VALUE;
-        } else if (raw == byte.class || raw == Byte.class) {
-            max = Byte.MAX_VALUE;
-        } else {
+        long max = ValueTypes.integralMax(raw);
+        if (max == 0) {
             return;
         }
         int code = b[at] & 0xff;

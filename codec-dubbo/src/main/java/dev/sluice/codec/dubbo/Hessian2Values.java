@@ -185,6 +185,12 @@ final class Hessian2Values {
             return super.getDeserializer(type);
         }
 
+        /** Objects' integral fields take only integers in range (docs/reliability.md A31a). */
+        @Override
+        protected Deserializer getDefaultDeserializer(Class cl) {
+            return Hessian2IntegralFields.strict(super.getDefaultDeserializer(cl), cl, getFieldDeserializerFactory());
+        }
+
         @Override
         public Class<?> loadSerializedClass(String className) throws ClassNotFoundException {
             if (!HANDLES.contains(className) && !allowlist.isAllowed(className)) {

@@ -301,23 +301,11 @@ final class JsonbBounds {
      */
     static void checkIntegral(byte[] b, int off, int n, Type type) {
         Class<?> raw = ValueTypes.rawClass(type);
-        long min;
-        long max;
-        if (raw == long.class || raw == Long.class) {
-            min = Long.MIN_VALUE;
-            max = Long.MAX_VALUE;
-        } else if (raw == int.class || raw == Integer.class) {
-            min = Integer.MIN_VALUE;
-            max = Integer.MAX_VALUE;
-        } else if (raw == short.class || raw == Short.class) {
-            min = Short.MIN_VALUE;
-            max = Short.MAX_VALUE;
-        } else if (raw == byte.class || raw == Byte.class) {
-            min = Byte.MIN_VALUE;
-            max = Byte.MAX_VALUE;
-        } else {
+        long max = ValueTypes.integralMax(raw);
+        if (max == 0) {
             return;
         }
+        long min = -max - 1;
         int u = b[off] & 0xff;
         if (u == 0xaf || n == 0) {
             return; // null: fastjson2 decides (boxed: null; primitive: its default)

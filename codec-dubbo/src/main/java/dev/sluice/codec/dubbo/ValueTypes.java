@@ -34,6 +34,23 @@ final class ValueTypes {
         return null;
     }
 
+    /**
+     * The largest value of an integral type ({@code long}, {@code int}, {@code short}, {@code byte}, boxed or not);
+     * its smallest is {@code -max - 1}. Zero for any other class (or null).
+     */
+    static long integralMax(Class<?> raw) {
+        if (raw == long.class || raw == Long.class) {
+            return Long.MAX_VALUE;
+        } else if (raw == int.class || raw == Integer.class) {
+            return Integer.MAX_VALUE;
+        } else if (raw == short.class || raw == Short.class) {
+            return Short.MAX_VALUE;
+        } else if (raw == byte.class || raw == Byte.class) {
+            return Byte.MAX_VALUE;
+        }
+        return 0;
+    }
+
     private static Class<?> box(Class<?> c) {
         if (!c.isPrimitive()) {
             return c;

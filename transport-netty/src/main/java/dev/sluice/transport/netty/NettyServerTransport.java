@@ -140,6 +140,8 @@ public final class NettyServerTransport implements ServerTransport {
         private InetSocketAddress address = new InetSocketAddress(0);
         private int maxConnections;
         private int maxConnectionsPerAddress;
+        private String totalSetting = ConnectionLimits.STANDALONE_SETTING;
+        private String perAddressSetting = ConnectionLimits.STANDALONE_SETTING;
         private Duration frameTimeout = Duration.ZERO;
 
         private Builder() {
@@ -158,6 +160,17 @@ public final class NettyServerTransport implements ServerTransport {
             }
             this.maxConnections = total;
             this.maxConnectionsPerAddress = perAddress;
+            return this;
+        }
+
+        /**
+         * What the log line about a refused connection tells its reader to raise, for the total and the per-address
+         * limit: the setting the user has where this server is configured. Default {@code maxConnections}, the
+         * {@code SluiceServer} builder's; the Dubbo Transporter adapter names its URL keys.
+         */
+        public Builder connectionLimitSettings(String total, String perAddress) {
+            this.totalSetting = Objects.requireNonNull(total, "total");
+            this.perAddressSetting = Objects.requireNonNull(perAddress, "perAddress");
             return this;
         }
 
@@ -195,7 +208,8 @@ public final class NettyServerTransport implements ServerTransport {
                     : EventLoops.create(opts.nativeTransport(), opts.ioThreads(), "sluice-server",
                             opts.answerSpin());
             Collection<NettyConnection> connections = ConcurrentHashMap.newKeySet();
-            ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress);
+            ConnectionLimits limits = new ConnectionLimits(maxConnections, maxConnectionsPerAddress, totalSetting,
+                    perAddressSetting);
             long frameTimeoutNanos = frameTimeout.toNanos();
             ServerBootstrap b = new ServerBootstrap()
                     .group(el.group())
@@ -273,17 +287,24 @@ public final class NettyServerTransport implements ServerTransport {
      * by the channel's close.
      */
     static final class ConnectionLimits {
+        /** The setting a standalone server's limits are raised with: {@code SluiceServer.Builder.maxConnections}. */
+        static final String STANDALONE_SETTING = "maxConnections";
         private final int maxTotal;
         private final int maxPerAddress;
+        private final String totalSetting;
+        private final String perAddressSetting;
         private final AtomicInteger total = new AtomicInteger();
         private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
         final AtomicLong refused = new AtomicLong();
         final AtomicLong frameTimeouts = new AtomicLong();
         private final LogLimiter refusals = new LogLimiter();
 
-        ConnectionLimits(int maxTotal, int maxPerAddress) {
+        /** {@code totalSetting} and {@code perAddressSetting}: what a refusal's log line says to raise. */
+        ConnectionLimits(int maxTotal, int maxPerAddress, String totalSetting, String perAddressSetting) {
             this.maxTotal = maxTotal;
             this.maxPerAddress = maxPerAddress;
+            this.totalSetting = totalSetting;
+            this.perAddressSetting = perAddressSetting;
         }
 
         /** Counts {@code ch} in, or closes it with a logged reason and returns false. */
@@ -297,7 +318,7 @@ public final class NettyServerTransport implements ServerTransport {
             for (;;) { // reserve a place without ever counting above the limit, so no refusal is spurious
                 int open = total.get();
                 if (maxTotal > 0 && open >= maxTotal) {
-                    refuse(ch, "the server has " + maxTotal + " connections open, its limit");
+                    refuse(ch, "the server has " + maxTotal + " connections open, its limit", totalSetting);
                     return false;
                 }
                 if (total.compareAndSet(open, open + 1)) {
@@ -317,7 +338,7 @@ public final class NettyServerTransport implements ServerTransport {
                 if (!admitted[0]) {
                     total.decrementAndGet();
                     refuse(ch, describeKey(address, remote) + " has " + maxPerAddress
-                            + " connections open, the limit per address");
+                            + " connections open, the limit per address", perAddressSetting);
                     return false;
                 }
             }
@@ -332,13 +353,13 @@ public final class NettyServerTransport implements ServerTransport {
             }
         }
 
-        private void refuse(Channel ch, String why) {
+        private void refuse(Channel ch, String why, String setting) {
             refused.incrementAndGet();
             long since = refusals.admit();
             if (since > 0) {
                 log.warn("Refused connection from {}: {} ({} connection(s) refused since the last report, {} in"
-                        + " total). Raise maxConnections if this load is expected.", ch.remoteAddress(), why, since,
-                        refused.get());
+                        + " total). Raise {} if this load is expected.", ch.remoteAddress(), why, since,
+                        refused.get(), setting);
             } else {
                 log.debug("Refused connection from {}: {}", ch.remoteAddress(), why);
             }

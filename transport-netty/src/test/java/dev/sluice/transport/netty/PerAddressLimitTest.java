@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.testing.LogLines;
 import dev.sluice.transport.TransportOptions;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
@@ -71,7 +72,8 @@ class PerAddressLimitTest {
      */
     @Test
     void connectionsFromOneIpv6Slash64ShareOneCount() throws Exception {
-        NettyServerTransport.ConnectionLimits limits = new NettyServerTransport.ConnectionLimits(0, 2);
+        NettyServerTransport.ConnectionLimits limits = new NettyServerTransport.ConnectionLimits(0, 2, "total",
+                "per address");
         List<EmbeddedChannel> channels = new ArrayList<>();
         try {
             EmbeddedChannel first = from(ip("2001:db8:5:6::1"));
@@ -106,6 +108,31 @@ class PerAddressLimitTest {
             for (EmbeddedChannel ch : channels) {
                 ch.finishAndReleaseAll();
             }
+        }
+    }
+
+    /** A standalone server's refusal tells its reader to raise {@code maxConnections}, the builder's setting. */
+    @Test
+    void aRefusalsLogLineNamesMaxConnections() throws Exception {
+        InetAddress loopback = ip("127.0.0.1");
+        try (NettyServerTransport server = NettyServerTransport.builder()
+                .bindAddress(new InetSocketAddress(loopback, 0)).maxConnections(1, 0)
+                .options(TransportOptions.builder().build()).codec(TestFrames.INSTANCE)
+                .handler(new TransportTest.EchoHandler()).bind();
+             Socket a = new Socket(loopback, server.localAddress().getPort());
+             LogLines lines = LogLines.capture("Refused connection")) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (server.connections().size() < 1) { // accepted on its loop, not in this thread
+                assertTrue(System.nanoTime() < deadline, "the first connection was admitted");
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+            }
+            try (Socket b = new Socket(loopback, server.localAddress().getPort())) {
+                b.setSoTimeout(10_000);
+                assertEquals(-1, readOrReset(b.getInputStream()), "the second connection is closed by the server");
+            }
+            assertEquals(1, lines.count(), "the refusal is logged: " + lines.lines());
+            assertTrue(lines.lines().get(0).contains("Raise maxConnections if this load is expected"),
+                    lines.lines().get(0));
         }
     }
 
