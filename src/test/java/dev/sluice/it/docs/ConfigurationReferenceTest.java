@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DecodeLimits;
 import dev.sluice.codec.dubbo.DubboCodec;
 import dev.sluice.rpc.EndpointBuilder;
@@ -47,11 +48,12 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@value #PAGE} is the whole configuration reference, and stays so: every {@code sluice.*} URL key the Dubbo
  * Transporter reads (its {@code *_KEY} constants, and any {@code "sluice.…"} literal in its sources), every Dubbo key
- * it reads through Dubbo's constants, every option method of the public builders and option types, and every
- * {@code sluice.*} system property main code reads is listed there, the page names none that no longer exists, and a
- * number in a <i>Default</i> column is the default the code has (read from the code: constants, a fresh builder, the
- * options the Transporter derives from an empty URL). The repository root is the system property
- * {@value ConfigSnippetsTest#REPO_DIR}, set in this module's pom.
+ * it reads through Dubbo's constants, every option method of the public builders and option types (a public
+ * {@code *Builder}, {@code *Options}, {@code *Limits}, {@code *Reference} or {@code *Allowlist} class not covered
+ * fails too), and every {@code sluice.*} system property main code reads is listed there; the page names none that
+ * no longer exists; and a number in a <i>Default</i> column is the default the code has (read from the code:
+ * constants, a fresh builder, the options the Transporter derives from an empty URL). The repository root is the
+ * system property {@value ConfigSnippetsTest#REPO_DIR}, set in this module's pom.
  *
  * <p>Runs on the test thread only.
  */
@@ -65,6 +67,7 @@ class ConfigurationReferenceTest {
     static {
         TYPES.put("SluiceServer.Builder", SluiceServer.Builder.class);
         TYPES.put("SluiceClient.Builder", SluiceClient.Builder.class);
+        TYPES.put("SluiceClient.Reference", SluiceClient.Reference.class);
         TYPES.put("EndpointBuilder", EndpointBuilder.class);
         TYPES.put("TransportBuilder", TransportBuilder.class);
         TYPES.put("TransportOptions.Builder", TransportOptions.Builder.class);
@@ -72,10 +75,11 @@ class ConfigurationReferenceTest {
         TYPES.put("NettyServerTransport.Builder", NettyServerTransport.Builder.class);
         TYPES.put("NettyClientTransport.Builder", NettyClientTransport.Builder.class);
         TYPES.put("DubboCodec.Builder", DubboCodec.Builder.class);
+        TYPES.put("ClassAllowlist", ClassAllowlist.class);
     }
 
     /** Methods of a builder that finish it rather than set an option. */
-    private static final Set<String> FINISHERS = Set.of("build", "start", "bind");
+    private static final Set<String> FINISHERS = Set.of("build", "start", "bind", "proxy");
 
     private static final Pattern SLUICE_LITERAL = Pattern.compile("(?<!builder\\()\"(sluice\\.[A-Za-z0-9_.-]+)\"");
     private static final Pattern DUBBO_KEY_CONSTANT =
@@ -85,9 +89,10 @@ class ConfigurationReferenceTest {
                     + "|SystemPropertyUtil\\.get\\w*)\\(\\s*([^,)]+)");
     private static final Pattern STRING_CONSTANT =
             Pattern.compile("\\bstatic\\s+final\\s+String\\s+(\\w+)\\s*=\\s*\"([^\"]*)\"");
+    /** A public class whose name says it configures something; group 1 is its indent (nested when not empty). */
     private static final Pattern PUBLIC_TYPE = Pattern.compile(
-            "^(\\s*)public\\s+(?:static\\s+)?(?:final\\s+|abstract\\s+)?class\\s+(\\w*(?:Builder|Options|Limits))\\b",
-            Pattern.MULTILINE);
+            "^(\\s*)public\\s+(?:static\\s+)?(?:final\\s+|abstract\\s+)?class\\s+"
+                    + "(\\w*(?:Builder|Options|Limits|Reference|Allowlist))\\b", Pattern.MULTILINE);
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
     private static final Pattern METHOD = Pattern.compile("`(\\w+)\\(");
     /** A number in a cell: a digit not inside a word such as {@code hessian2} or {@code io_uring}. */
