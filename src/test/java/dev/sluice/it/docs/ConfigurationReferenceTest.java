@@ -120,15 +120,7 @@ class ConfigurationReferenceTest {
         assertTrue(literals.containsAll(constants), "the source scan finds the constants' literals: " + literals);
         Set<String> read = new TreeSet<>(constants);
         read.addAll(literals);
-
-        Set<String> listed = new TreeSet<>();
-        for (Row row : page().rows("Key")) {
-            row.names().stream().filter(n -> n.startsWith("sluice.")).forEach(listed::add);
-        }
-        assertEquals(Set.of(), minus(read, listed),
-                "sluice.* URL keys the Transporter reads that " + PAGE + " does not list (add a row to its table)");
-        assertEquals(Set.of(), minus(listed, read),
-                "sluice.* URL keys " + PAGE + " lists that the Transporter no longer reads (remove the row)");
+        assertListedExactly(read, "Key", "URL keys", "the Transporter");
     }
 
     @Test
@@ -255,14 +247,23 @@ class ConfigurationReferenceTest {
         }
         read.removeIf(p -> !p.startsWith("sluice."));
         assertTrue(read.contains("sluice.native"), "the scan finds the properties main code reads: " + read);
+        assertListedExactly(read, "Property", "system properties", "main code");
+    }
+
+    /**
+     * The {@code sluice.*} names in the first column of the page's tables headed {@code column} are exactly
+     * {@code read}: the message names what is missing, or what is listed and no longer read.
+     */
+    private static void assertListedExactly(Set<String> read, String column, String what, String reader)
+            throws IOException {
         Set<String> listed = new TreeSet<>();
-        for (Row row : page().rows("Property")) {
+        for (Row row : page().rows(column)) {
             row.names().stream().filter(n -> n.startsWith("sluice.")).forEach(listed::add);
         }
         assertEquals(Set.of(), minus(read, listed),
-                "sluice.* system properties main code reads that " + PAGE + " does not list (add a row)");
+                "sluice.* " + what + " " + reader + " reads that " + PAGE + " does not list (add a row)");
         assertEquals(Set.of(), minus(listed, read),
-                "sluice.* system properties " + PAGE + " lists that no main code reads (remove the row)");
+                "sluice.* " + what + " " + PAGE + " lists that " + reader + " no longer reads (remove the row)");
     }
 
     // ---------------------------------------------------------------------------------------------- defaults
