@@ -3,6 +3,7 @@ package dev.sluice.codec.dubbo;
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.util.Fnv;
 import com.alibaba.fastjson2.util.TypeUtils;
+import dev.sluice.transport.Internal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -62,6 +63,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Over 400 lines because it is one security decision (deny list, allow list, registration from interfaces,
  * substitutes) whose rules must be read together to be trusted; about a sixth of it is the documentation above.
  */
+@Internal
 public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClassAllowlist.class);
     private static final int MAX_ARRAY_DIMENSIONS = 8;
