@@ -1,8 +1,8 @@
 package dev.sluice.dubbo;
 
 import dev.sluice.transport.Connection;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.internal.LogLimiter;
 import org.apache.dubbo.remoting.ChannelHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,10 +1,10 @@
 package dev.sluice.dubbo;
 
 import dev.sluice.transport.FrameTooLargeException;
-import dev.sluice.transport.LogLimiter;
-import dev.sluice.transport.codec.DubboHeader;
 import dev.sluice.transport.codec.FrameDecoder;
 import dev.sluice.transport.codec.HeaderFramer;
+import dev.sluice.transport.internal.DubboHeader;
+import dev.sluice.transport.internal.LogLimiter;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.List;

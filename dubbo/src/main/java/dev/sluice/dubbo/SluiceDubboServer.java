@@ -2,8 +2,8 @@ package dev.sluice.dubbo;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.internal.LogLimiter;
 import dev.sluice.transport.netty.NettyServerTransport;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;

@@ -1,15 +1,15 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.internal.LogLimiter;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;

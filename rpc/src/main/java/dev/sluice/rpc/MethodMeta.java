@@ -1,8 +1,8 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.EncodedAttachments;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;

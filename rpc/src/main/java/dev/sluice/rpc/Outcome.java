@@ -1,6 +1,6 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 
 /** How a call ended, as an interceptor sees it. Immutable. */
 public final class Outcome {

@@ -1,8 +1,8 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.DubboSerializationException;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.SendState;

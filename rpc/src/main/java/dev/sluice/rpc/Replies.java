@@ -1,13 +1,13 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.internal.LogLimiter;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,6 +1,6 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 
 /**
  * The body serializations Sluice speaks, with their Dubbo ids (docs/wire-format.md §1.2). Dubbo 3.3 providers and

@@ -1,14 +1,14 @@
 package dev.sluice.rpc;
 
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
-import dev.sluice.codec.dubbo.InterfaceTypeResolver;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportHandler;
+import dev.sluice.transport.internal.LogLimiter;
 import java.lang.ref.Cleaner;
 import java.lang.reflect.Method;
 import java.util.Map;

@@ -2,9 +2,9 @@ package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DubboCodec;
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboRequest;
-import dev.sluice.codec.dubbo.InterfaceTypeResolver;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportOptions;

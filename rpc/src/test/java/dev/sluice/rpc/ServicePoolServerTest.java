@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.rpc.micrometer.MicrometerInterceptor;
 import dev.sluice.transport.SendState;
 import dev.sluice.transport.TransportOptions;

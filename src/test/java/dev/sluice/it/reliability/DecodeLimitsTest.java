@@ -3,8 +3,8 @@ package dev.sluice.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.TestBytes;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.rpc.SluiceServer;
 import java.io.InputStream;
 import java.io.OutputStream;

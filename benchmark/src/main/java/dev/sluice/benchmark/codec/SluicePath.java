@@ -2,13 +2,13 @@ package dev.sluice.benchmark.codec;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DubboCodec;
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboEncoder;
 import dev.sluice.codec.dubbo.DubboMethod;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.EncodedAttachments;
-import dev.sluice.codec.dubbo.InterfaceTypeResolver;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.rpc.Serialization;
 import dev.sluice.transport.codec.FrameDecoder;
 import io.netty.buffer.ByteBuf;

@@ -3,6 +3,7 @@ package dev.sluice.codec.dubbo;
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.util.Fnv;
 import com.alibaba.fastjson2.util.TypeUtils;
+import dev.sluice.transport.Internal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -59,6 +60,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Thread-safe: registration may run concurrently with decoding on any number of event loops; lookups of
  * accepted names are lock-free map reads.
  */
+@Internal
 public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClassAllowlist.class);
     private static final int MAX_ARRAY_DIMENSIONS = 8;

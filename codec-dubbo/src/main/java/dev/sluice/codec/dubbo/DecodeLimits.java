@@ -1,5 +1,7 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Internal;
+
 /**
  * Limits on what one inbound frame may make the decoder build, checked by the bounds walkers before hessian-lite or
  * fastjson2 read a byte, so a few bytes cannot buy a lot of CPU or heap (docs/reliability.md A31, A34). A refused
@@ -9,6 +11,7 @@ package dev.sluice.codec.dubbo;
  *
  * <p>Immutable and thread-safe.
  */
+@Internal
 public final class DecodeLimits {
     /**
      * Default of {@link #maxNumberDigits()}: as Jackson's {@code StreamReadConstraints.maxNumberLength}. Far more than

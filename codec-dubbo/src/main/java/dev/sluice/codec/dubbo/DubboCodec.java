@@ -1,6 +1,7 @@
 package dev.sluice.codec.dubbo;
 
 import dev.sluice.transport.Connection;
+import dev.sluice.transport.Internal;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.codec.Codec;
 import dev.sluice.transport.codec.FrameDecoder;
@@ -18,6 +19,7 @@ import java.util.Objects;
  *
  * Immutable and thread-safe.
  */
+@Internal
 public final class DubboCodec implements Codec {
     private final int payloadLimit;
     private final ClassAllowlist allowlist;

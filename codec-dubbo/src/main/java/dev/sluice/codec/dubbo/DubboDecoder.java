@@ -4,9 +4,11 @@ import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.fastjson2.JSONFactory;
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.reader.ObjectReaderProvider;
-import dev.sluice.transport.codec.DubboHeader;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.transport.Internal;
 import dev.sluice.transport.codec.FrameDecoder;
 import dev.sluice.transport.codec.HeaderFramer;
+import dev.sluice.transport.internal.DubboHeader;
 import dev.sluice.transport.jfr.FrameRejectedEvent;
 import io.netty.buffer.ByteBuf;
 import java.lang.reflect.Type;
@@ -46,6 +48,7 @@ import java.util.Objects;
  * {@link Fastjson2Items} and {@link Hessian2Values}; this class is the frame grammar of docs/wire-format.md, one
  * method per message kind.
  */
+@Internal
 public final class DubboDecoder implements FrameDecoder {
     private static final int KEEP_SCRATCH = 16 * 1024;
     private static final int TARGET_CACHE_SIZE = 8;

@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Internal;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.List;
  * concatenated, no separators, no parentheses — {@code Ljava/lang/String;}, {@code J}, {@code [I},
  * {@code Lcom/x/Outer$Inner;}. A method without parameters has {@code ""}. Stateless; safe from any thread.
  */
+@Internal
 public final class DubboDescriptors {
     private DubboDescriptors() {
     }

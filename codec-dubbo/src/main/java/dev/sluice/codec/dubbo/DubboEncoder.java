@@ -3,7 +3,9 @@ package dev.sluice.codec.dubbo;
 import com.alibaba.fastjson2.JSONB;
 import com.alibaba.fastjson2.JSONFactory;
 import com.alibaba.fastjson2.JSONWriter;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.FrameTooLargeException;
+import dev.sluice.transport.Internal;
 import dev.sluice.transport.codec.FrameEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -36,6 +38,7 @@ import java.util.Map;
  * are written by hessian-lite, the library Dubbo uses, as one stream per body. An error response for any other id is
  * written in fastjson2 with id 23 in the header, since nothing else could read it.
  */
+@Internal
 public final class DubboEncoder implements FrameEncoder {
     /** {@code FastJson2ObjectOutput}'s features with {@code check-serializable} on, Dubbo's default. */
     static final JSONWriter.Feature[] WRITER_FEATURES = {

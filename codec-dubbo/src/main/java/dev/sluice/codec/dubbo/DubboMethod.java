@@ -1,6 +1,8 @@
 package dev.sluice.codec.dubbo;
 
 import com.alibaba.fastjson2.JSONB;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.transport.Internal;
 import java.lang.reflect.Method;
 import java.util.Objects;
 
@@ -13,6 +15,7 @@ import java.util.Objects;
  * reused instance costs one buffer copy per call instead of five string encodings. Decoded requests carry the
  * instance the decoder built for them.
  */
+@Internal
 public final class DubboMethod {
     private final String dubboVersion;
     private final String servicePath;

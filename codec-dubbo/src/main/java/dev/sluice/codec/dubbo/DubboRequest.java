@@ -1,5 +1,7 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.transport.Internal;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Map;
@@ -16,6 +18,7 @@ import java.util.Map;
  * the request on. Safe to pass
  * between threads after that.
  */
+@Internal
 public final class DubboRequest {
     private final long id;
     private final boolean twoWay;

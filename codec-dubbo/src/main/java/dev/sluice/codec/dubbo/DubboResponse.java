@@ -1,5 +1,7 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.transport.Internal;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,6 +15,7 @@ import java.util.Map;
  * <p>Immutable except for the value and attachment map, which are handed over, not copied. Safe to pass between
  * threads after construction.
  */
+@Internal
 public final class DubboResponse {
     /**
      * The attachments a Dubbo 3.3 provider sends with every result, {@code {"dubbo":"2.0.2"}}. Unmodifiable; the

@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Internal;
 import java.lang.reflect.Type;
 
 /**
@@ -12,6 +13,7 @@ import java.lang.reflect.Type;
  * {@link InterfaceTypeResolver} for a ready implementation of the first, and {@link #forClient} to adapt a pending-call
  * table for the second.
  */
+@Internal
 public interface DubboTypeResolver {
     /**
      * The parameter types to decode an invocation's arguments as (generic types allowed), or {@code null} when no

@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Internal;
 import java.util.AbstractMap;
 import java.util.Collections;
 import java.util.HashMap;
@@ -18,6 +19,7 @@ import java.util.Set;
  *
  * <p>Threads: immutable; any thread.
  */
+@Internal
 public final class EncodedAttachments extends AbstractMap<String, Object> {
     private final Map<String, Object> map;
     private final Map<String, Object> view;

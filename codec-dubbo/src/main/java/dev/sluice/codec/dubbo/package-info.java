@@ -11,7 +11,8 @@
  *       {@link dev.sluice.codec.dubbo.DubboDecoder} per connection (its event loop).</li>
  *   <li>Security: {@link dev.sluice.codec.dubbo.ClassAllowlist}, STRICT: only classes reachable from registered
  *       service interfaces and a small JDK set are deserialized.</li>
- *   <li>Types: {@link dev.sluice.codec.dubbo.DubboTypeResolver}, {@link dev.sluice.codec.dubbo.InterfaceTypeResolver},
+ *   <li>Types: {@link dev.sluice.codec.dubbo.DubboTypeResolver},
+ *       {@link dev.sluice.codec.dubbo.internal.InterfaceTypeResolver},
  *       {@link dev.sluice.codec.dubbo.DubboDescriptors}.</li>
  * </ul>
  *

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.fastjson2.JSONWriter;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.codec.dubbo.model.Animal;
 import dev.sluice.codec.dubbo.model.Dog;
 import dev.sluice.codec.dubbo.model.ProbeService;

@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;

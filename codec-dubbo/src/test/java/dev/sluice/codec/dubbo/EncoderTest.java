@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.FrameTooLargeException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.codec.dubbo.model.Animal;
 import dev.sluice.codec.dubbo.model.ProbeService;
 import io.netty.buffer.ByteBuf;

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.util.List;

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.codec.dubbo.model.Box;
 import dev.sluice.codec.dubbo.model.Color;
 import dev.sluice.codec.dubbo.model.TypesException;

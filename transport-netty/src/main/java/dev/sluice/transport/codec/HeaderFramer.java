@@ -1,6 +1,7 @@
 package dev.sluice.transport.codec;
 
 import dev.sluice.transport.FrameTooLargeException;
+import dev.sluice.transport.Internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.List;
  * <p>One instance per connection, used as the body of a {@link FrameDecoder#decode}: only that connection's event
  * loop calls it (it keeps the skip state of a refused frame).
  */
+@Internal
 public final class HeaderFramer {
     /** Where a protocol's header keeps its magic and length. Immutable. */
     public static final class Layout {

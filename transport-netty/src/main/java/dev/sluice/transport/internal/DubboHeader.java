@@ -1,9 +1,11 @@
-package dev.sluice.transport.codec;
+package dev.sluice.transport.internal;
+
+import dev.sluice.transport.codec.HeaderFramer;
 
 /**
  * The 16-byte header of Apache Dubbo's {@code dubbo} protocol (docs/wire-format.md §1), defined once for the two
  * decoders that read it: the standalone codec ({@code dev.sluice.codec.dubbo}) and the Dubbo {@code Transporter}
- * adapter ({@code dev.sluice.transport.dubbo}). Both cut frames with a {@link HeaderFramer} on {@link #LAYOUT}.
+ * adapter ({@code dev.sluice.dubbo}). Both cut frames with a {@link HeaderFramer} on {@link #LAYOUT}.
  *
  * <pre>
  * 0-1 magic 0xdabb | 2 flags | 3 status | 4-11 request id | 12-15 body length | body

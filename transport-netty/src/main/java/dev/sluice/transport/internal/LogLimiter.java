@@ -1,4 +1,4 @@
-package dev.sluice.transport;
+package dev.sluice.transport.internal;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

@@ -2,9 +2,9 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.ConnectionClosedException;
 import dev.sluice.transport.IdleState;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportObserver;
+import dev.sluice.transport.internal.LogLimiter;
 import dev.sluice.transport.jfr.ConnectEvent;
 import dev.sluice.transport.jfr.DisconnectEvent;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,8 +1,8 @@
 package dev.sluice.transport.netty;
 
 import dev.sluice.transport.FrameTimeoutException;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.codec.FrameDecoder;
+import dev.sluice.transport.internal.LogLimiter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;

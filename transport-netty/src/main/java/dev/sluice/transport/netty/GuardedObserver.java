@@ -1,7 +1,7 @@
 package dev.sluice.transport.netty;
 
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.TransportObserver;
+import dev.sluice.transport.internal.LogLimiter;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;

@@ -1,5 +1,6 @@
 package dev.sluice.transport.netty;
 
+import dev.sluice.transport.Internal;
 import io.netty.channel.SelectStrategy;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.util.IntSupplier;
@@ -34,6 +35,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * its counters are volatile so that {@link Factory#stats()} may read them from any thread. Works with the NIO and
  * epoll handlers (their select strategy); io_uring has none, and {@link #expect()} is then a no-op.
  */
+@Internal
 public final class LoopSpin implements SelectStrategy {
     /** A window halved below this is not worth polling: the loop sleeps at once. */
     static final long MIN_WINDOW_NANOS = 1_000;

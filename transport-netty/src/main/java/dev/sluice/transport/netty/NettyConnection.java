@@ -2,6 +2,7 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.ConnectionClosedException;
+import dev.sluice.transport.Internal;
 import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
@@ -21,6 +22,7 @@ import java.util.concurrent.ConcurrentMap;
  * channel's event loop. A graceful {@link #close()} always ends within its bound, even when the peer stopped
  * reading. Thread-safe.
  */
+@Internal
 public final class NettyConnection implements Connection {
     static final AttributeKey<NettyConnection> KEY = AttributeKey.valueOf("sluice.connection");
 

@@ -1,12 +1,12 @@
 package dev.sluice.transport.netty;
 
 import dev.sluice.transport.Connection;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.ServerTransport;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.codec.Codec;
+import dev.sluice.transport.internal.LogLimiter;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;

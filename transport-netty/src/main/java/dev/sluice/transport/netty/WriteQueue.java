@@ -2,10 +2,10 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.BatchWrite;
 import dev.sluice.transport.ConnectionClosedException;
-import dev.sluice.transport.LogLimiter;
 import dev.sluice.transport.PendingBytesExceededException;
 import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.internal.LogLimiter;
 import dev.sluice.transport.jfr.PendingBytesExceededEvent;
 import dev.sluice.transport.jfr.UnwritableEvent;
 import dev.sluice.transport.jfr.WriteBatchEvent;

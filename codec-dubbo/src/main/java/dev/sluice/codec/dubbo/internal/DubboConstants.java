@@ -1,6 +1,6 @@
-package dev.sluice.codec.dubbo;
+package dev.sluice.codec.dubbo.internal;
 
-import dev.sluice.transport.codec.DubboHeader;
+import dev.sluice.transport.internal.DubboHeader;
 
 /**
  * Numbers of the Dubbo {@code dubbo} protocol as Dubbo 3.3.6 puts them on the wire (docs/wire-format.md §1, §3). Pure

@@ -1,5 +1,8 @@
-package dev.sluice.codec.dubbo;
+package dev.sluice.codec.dubbo.internal;
 
+import dev.sluice.codec.dubbo.ClassAllowlist;
+import dev.sluice.codec.dubbo.DubboDescriptors;
+import dev.sluice.codec.dubbo.DubboTypeResolver;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;

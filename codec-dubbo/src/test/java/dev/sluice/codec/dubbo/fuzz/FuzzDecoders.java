@@ -6,7 +6,7 @@ import dev.sluice.codec.dubbo.DubboDecoder;
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.DubboTypeResolver;
-import dev.sluice.codec.dubbo.InterfaceTypeResolver;
+import dev.sluice.codec.dubbo.internal.InterfaceTypeResolver;
 import dev.sluice.codec.dubbo.model.Box;
 import dev.sluice.codec.dubbo.model.ProbeService;
 import dev.sluice.codec.dubbo.model.TypesService;

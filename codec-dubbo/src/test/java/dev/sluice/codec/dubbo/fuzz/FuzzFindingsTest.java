@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
-import dev.sluice.codec.dubbo.DubboConstants;
 import dev.sluice.codec.dubbo.DubboDecoder;
 import dev.sluice.codec.dubbo.DubboProtocolException;
 import dev.sluice.codec.dubbo.DubboRequest;
@@ -15,6 +14,7 @@ import dev.sluice.codec.dubbo.DubboResponse;
 import dev.sluice.codec.dubbo.DubboSerializationException;
 import dev.sluice.codec.dubbo.DubboTypeResolver;
 import dev.sluice.codec.dubbo.Vectors;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.sluice.transport;
+package dev.sluice.transport.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
