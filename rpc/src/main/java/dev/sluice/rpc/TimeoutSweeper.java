@@ -1,6 +1,6 @@
 package dev.sluice.rpc;
 
-import dev.sluice.transport.LogLimiter;
+import dev.sluice.transport.internal.LogLimiter;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;

@@ -1,7 +1,6 @@
 package dev.sluice.transport.netty;
 
 import dev.sluice.transport.AllocatorKind;
-import dev.sluice.transport.Internal;
 import dev.sluice.transport.NativeTransport;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
@@ -34,7 +33,6 @@ import org.slf4j.LoggerFactory;
  * An event-loop group with the channel classes that match its I/O handler, and whether the transport owns it.
  * An owned group is shut down with the transport; a borrowed one is left alone. Thread-safe and immutable.
  */
-@Internal
 public final class EventLoops {
     private static final Logger log = LoggerFactory.getLogger(EventLoops.class);
 
