@@ -32,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -514,9 +513,7 @@ class ConfigurationReferenceTest {
     // ---------------------------------------------------------------------------------------------- files
 
     private static Path repo() {
-        String dir = Objects.requireNonNull(System.getProperty(ConfigSnippetsTest.REPO_DIR), () -> "system property "
-                + ConfigSnippetsTest.REPO_DIR + " is not set (integration-tests/pom.xml sets it for surefire)");
-        return Paths.get(dir).toAbsolutePath().normalize();
+        return DocSnippetsTest.repo();
     }
 
     /** Every module's {@code src/main/java}; build output and the git directory are not searched. */

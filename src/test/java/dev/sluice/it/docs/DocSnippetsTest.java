@@ -40,7 +40,8 @@ class DocSnippetsTest {
 
     private static final Pattern MARKER = Pattern.compile("^<!--\\s*snippet:\\s*(\\S+?)#(\\S+)\\s*-->$");
 
-    private static Path repo() {
+    /** The repository's root, as integration-tests/pom.xml hands it to surefire. */
+    static Path repo() {
         String dir = Objects.requireNonNull(System.getProperty(REPO_DIR),
                 () -> "system property " + REPO_DIR + " is not set (integration-tests/pom.xml sets it for surefire)");
         return Paths.get(dir).toAbsolutePath().normalize();
