@@ -1,5 +1,6 @@
 package dev.sluice.dubbo;
 
+import dev.sluice.codec.dubbo.DecodeLimits;
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.codec.Codec;
 import dev.sluice.transport.codec.FrameDecoder;
@@ -26,21 +27,34 @@ import org.apache.dubbo.remoting.utils.PayloadDropper;
  * <p>The buffer the transport allocates for a frame is sized by {@link EncodedSizeHint} from the frames before it, so
  * the codec rarely has to grow it.
  *
- * <p>Decoders ({@link DubboFrameDecoder}) are per connection and run on its event loop.
+ * <p>Decoders ({@link DubboFrameDecoder}) are per connection and run on its event loop; with body limits, each
+ * walks the bodies before Dubbo's codec reads them ({@link BodyCheck}).
  */
 final class DubboFrameCodec implements Codec {
     private final Codec2 codec;
     private final int payloadLimit;
     private final Function<Connection, SluiceChannel> channels;
+    private final DecodeLimits bodyLimits;
     private final FrameEncoder encoder = new Encoder();
 
     /**
+     * A codec whose decoders hand every body to Dubbo's codec unchecked.
+     *
      * @param channels gives the Dubbo channel of a connection (creating it on first use)
      */
     DubboFrameCodec(Codec2 codec, int payloadLimit, Function<Connection, SluiceChannel> channels) {
+        this(codec, payloadLimit, channels, null);
+    }
+
+    /**
+     * @param bodyLimits the limits each body is walked for before Dubbo's codec reads it; null for no walk
+     */
+    DubboFrameCodec(Codec2 codec, int payloadLimit, Function<Connection, SluiceChannel> channels,
+                    DecodeLimits bodyLimits) {
         this.codec = codec;
         this.payloadLimit = payloadLimit;
         this.channels = channels;
+        this.bodyLimits = bodyLimits;
     }
 
     @Override
@@ -50,7 +64,8 @@ final class DubboFrameCodec implements Codec {
 
     @Override
     public FrameDecoder newDecoder(Connection connection) {
-        return new DubboFrameDecoder(codec, payloadLimit, () -> channels.apply(connection));
+        return new DubboFrameDecoder(codec, payloadLimit, () -> channels.apply(connection),
+                bodyLimits == null ? null : new BodyCheck(bodyLimits));
     }
 
     /**

@@ -33,6 +33,9 @@ import org.slf4j.LoggerFactory;
  *       (docs/wire-format.md §1.7). An oversized two-way <em>request</em> becomes a broken request, which Dubbo's
  *       {@code HeaderExchangeHandler} answers with {@code BAD_REQUEST} (40), the status a Dubbo provider's
  *       service-level check gives; the connection stays open either way.</li>
+ *   <li>with a {@link BodyCheck} (the {@code sluice.body-check} URL key, on by default), a body in hessian2 or
+ *       fastjson2 that breaks a bounds walker's limit (number text, depth, values per frame) is refused the same
+ *       way before Dubbo's codec sees it, named by the limit and its URL key (docs/reliability.md H36).</li>
  * </ul>
  * A negative body length is reported the same way (a broken request or a {@code CLIENT_ERROR} response with the
  * frame's id, saying "Invalid body length") and the frame taken as having no body, so the next frame still decodes;
@@ -52,12 +55,16 @@ final class DubboFrameDecoder implements FrameDecoder {
     private static final Logger log = LoggerFactory.getLogger(DubboFrameDecoder.class);
     /** One 16-byte header buys a line: shared by every connection, one a second (docs/reliability.md A9b). */
     private static final LogLimiter SKIPPED = new LogLimiter();
+    /** A body refused by the body check: the same budget, a line of its own (docs/reliability.md H36). */
+    private static final LogLimiter REFUSED = new LogLimiter();
 
     private final Codec2 codec;
     private final int payloadLimit;
     private final Supplier<? extends Channel> channel;
     /** Cuts frames, refuses a wrong magic and skips the bodies of frames refused from their header. */
     private final HeaderFramer framer;
+    /** Walks each body before the codec reads it; null when the URL turns that off. */
+    private final BodyCheck bodyCheck;
 
     /**
      * @param codec Dubbo's codec for the endpoint's URL
@@ -65,6 +72,14 @@ final class DubboFrameDecoder implements FrameDecoder {
      * @param channel the connection's Dubbo channel, resolved at the first decode (the connection is active then)
      */
     DubboFrameDecoder(Codec2 codec, int payloadLimit, Supplier<? extends Channel> channel) {
+        this(codec, payloadLimit, channel, null);
+    }
+
+    /**
+     * @param bodyCheck walks each body before the codec reads it; null for none
+     */
+    DubboFrameDecoder(Codec2 codec, int payloadLimit, Supplier<? extends Channel> channel, BodyCheck bodyCheck) {
+        this.bodyCheck = bodyCheck;
         this.codec = codec;
         this.payloadLimit = payloadLimit;
         this.channel = channel;
@@ -81,6 +96,11 @@ final class DubboFrameDecoder implements FrameDecoder {
         @Override
         public void frame(ByteBuf in, int start, int bodyLength, List<Object> out) {
             int frameLength = DubboHeader.LENGTH + bodyLength;
+            String refusal = bodyCheck == null ? null : bodyCheck.refusal(in, start, bodyLength);
+            if (refusal != null) {
+                rejected(REFUSED, in, start, bodyLength, refusal, out);
+                return;
+            }
             // The codec sees exactly one frame: a slice shares the bytes (no copy) and needs no release of its own.
             ByteBuf frame = in.slice(start, frameLength);
             if (!decodeWithCodec(frame, out)) {
@@ -92,13 +112,14 @@ final class DubboFrameDecoder implements FrameDecoder {
         @Override
         public void refused(ByteBuf in, int start, long declared, long limit, List<Object> out) {
             if (declared < 0) {
-                rejected(in, start, declared, "Invalid body length " + declared + " in frame header", out);
+                rejected(SKIPPED, in, start, declared, "Invalid body length " + declared + " in frame header",
+                        out);
             } else if (payloadLimit <= 0) {
                 // No payload limit: only what one buffer can hold. Dubbo's codec would not cope either.
                 throw HeaderFramer.tooLarge(declared, limit, "Inbound Dubbo frame body");
             } else {
                 boolean request = (in.getByte(start + 2) & DubboHeader.FLAG_REQUEST) != 0;
-                rejected(in, start, declared, new FrameTooLargeException(declared, payloadLimit,
+                rejected(SKIPPED, in, start, declared, new FrameTooLargeException(declared, payloadLimit,
                         request ? "Request body" : "Response body").getMessage(), out);
             }
         }
@@ -138,15 +159,15 @@ final class DubboFrameDecoder implements FrameDecoder {
     }
 
     /**
-     * Reports a frame refused from its header (a broken two-way request, a {@code CLIENT_ERROR} response, nothing for
-     * one-way requests and events); the framer skips it.
+     * Reports a frame refused from its header or by the body check (a broken two-way request, a {@code CLIENT_ERROR}
+     * response, nothing for one-way requests and events), logged through {@code limiter}; the framer skips it.
      */
-    private void rejected(ByteBuf in, int start, long bodyLength, String why, List<Object> out) {
+    private void rejected(LogLimiter limiter, ByteBuf in, int start, long bodyLength, String why, List<Object> out) {
         int flag = in.getByte(start + 2);
         long id = in.getLong(start + 4);
         boolean request = (flag & DubboHeader.FLAG_REQUEST) != 0;
         boolean event = (flag & DubboHeader.FLAG_EVENT) != 0;
-        SKIPPED.warn(log, "Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength,
+        limiter.warn(log, "Skipping inbound frame id={} ({} body bytes declared) from {}: {}", id, bodyLength,
                 channel.get(), why);
         if (!request) {
             Response res = new Response(id);

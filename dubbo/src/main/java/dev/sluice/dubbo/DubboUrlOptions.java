@@ -1,5 +1,6 @@
 package dev.sluice.dubbo;
 
+import dev.sluice.codec.dubbo.DecodeLimits;
 import dev.sluice.transport.NativeTransport;
 import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.TransportOptions;
@@ -61,6 +62,18 @@ import org.apache.dubbo.remoting.utils.UrlUtils;
  *   <tr><td>{@code accepts}</td><td>server: Dubbo's own total limit on open connections (default 0, none); the
  *       transport enforces it as it accepts a connection, like the per-address limit, so a refused connection costs
  *       no Dubbo channel and no log line beyond the limited one.</td></tr>
+ *   <tr><td>{@code sluice.body-check}</td><td>server and client: {@code true} (the default) walks every request and
+ *       response body in hessian2 or fastjson2 with the codec's bounds walkers on the event loop before Dubbo's codec
+ *       decodes it; a body over a limit is refused: a request is answered {@code BAD_REQUEST} (40), a response fails
+ *       its call as {@code CLIENT_ERROR} (90), each naming the limit and its key, and the connection goes on.
+ *       {@code false} hands every body to Dubbo as it came. See {@link BodyCheck} (docs/reliability.md H36).</td></tr>
+ *   <tr><td>{@code sluice.max-number-digits}</td><td>with the body check: the most digits a number written as text
+ *       may have (default 1000, as a {@code SluiceServer}'s {@code maxNumberDigits}); exponents beyond 9999 are
+ *       refused whatever it is.</td></tr>
+ *   <tr><td>{@code sluice.max-decoded-elements}</td><td>with the body check: the most values (lists, maps, objects,
+ *       strings, scalars at any depth) one body may decode to (default 1,000,000, as a {@code SluiceServer}'s
+ *       {@code maxDecodedElements}). Nesting is refused deeper than the walkers' fixed depth (128 levels in hessian2,
+ *       200 in fastjson2), runs of class definitions counting as levels.</td></tr>
  *   <tr><td>{@code sluice.tls.verify-hostname}</td><td>client with TLS (Dubbo's SSL config): {@code true} makes the
  *       provider's certificate name the address dialled; off by default, as Dubbo's own TLS client does not check
  *       host names (certificates of providers found through a registry seldom name their IP addresses). See
@@ -78,6 +91,9 @@ final class DubboUrlOptions {
     static final String VERIFY_HOSTNAME_KEY = "sluice.tls.verify-hostname";
     static final String FRAME_TIMEOUT_KEY = "sluice.frame-timeout";
     static final String MAX_CONNECTIONS_PER_ADDRESS_KEY = "sluice.max-connections-per-address";
+    static final String BODY_CHECK_KEY = "sluice.body-check";
+    static final String MAX_NUMBER_DIGITS_KEY = "sluice.max-number-digits";
+    static final String MAX_DECODED_ELEMENTS_KEY = "sluice.max-decoded-elements";
     /** How a refused connection's log line names the setting that raises each limit inside Dubbo. */
     static final String MAX_CONNECTIONS_SETTING = "the accepts URL key";
     static final String MAX_CONNECTIONS_PER_ADDRESS_SETTING = "the " + MAX_CONNECTIONS_PER_ADDRESS_KEY + " URL key";
@@ -199,6 +215,35 @@ final class DubboUrlOptions {
         return (int) Math.min(Integer.MAX_VALUE, nonNegative(url, MAX_CONNECTIONS_PER_ADDRESS_KEY,
                 DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
                 "connections (0 lifts the limit; absent: " + DEFAULT_MAX_CONNECTIONS_PER_ADDRESS + ")"));
+    }
+
+    /**
+     * The limits of the body check ({@code sluice.body-check}, {@code sluice.max-number-digits},
+     * {@code sluice.max-decoded-elements}); null when the check is off.
+     */
+    static DecodeLimits bodyLimits(URL url) {
+        String check = url.getParameter(BODY_CHECK_KEY);
+        if (check != null && !check.isBlank()) {
+            String v = check.trim().toLowerCase(Locale.ROOT);
+            if (v.equals("false")) {
+                return null;
+            }
+            if (!v.equals("true")) {
+                throw new IllegalArgumentException(BODY_CHECK_KEY + "=" + check + " is not true or false (true, the"
+                        + " default: bodies are walked for their limits before Dubbo decodes them)");
+            }
+        }
+        DecodeLimits limits = DecodeLimits.DEFAULTS;
+        long digits = nonNegative(url, MAX_NUMBER_DIGITS_KEY, DecodeLimits.DEFAULT_MAX_NUMBER_DIGITS,
+                "digits (absent: " + DecodeLimits.DEFAULT_MAX_NUMBER_DIGITS + ")");
+        long elements = nonNegative(url, MAX_DECODED_ELEMENTS_KEY, DecodeLimits.DEFAULT_MAX_DECODED_ELEMENTS,
+                "values (absent: " + DecodeLimits.DEFAULT_MAX_DECODED_ELEMENTS + ")");
+        if (digits < 1 || digits > Integer.MAX_VALUE || elements < 1 || elements > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(MAX_NUMBER_DIGITS_KEY + "=" + digits + " and "
+                    + MAX_DECODED_ELEMENTS_KEY + "=" + elements + " must each be between 1 and " + Integer.MAX_VALUE
+                    + " (" + BODY_CHECK_KEY + "=false turns the check off)");
+        }
+        return limits.withMaxNumberDigits((int) digits).withMaxDecodedElements((int) elements);
     }
 
     /** Server: Dubbo's {@code accepts}, the most connections open at once; 0 (Dubbo's default) for no limit. */

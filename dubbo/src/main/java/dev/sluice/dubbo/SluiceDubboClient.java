@@ -81,8 +81,9 @@ final class SluiceDubboClient extends AbstractClient {
         URL url = getUrl();
         TransportOptions options = DubboUrlOptions.client(url);
         callMeters = DubboUrlOptions.callMeters(url, true);
+        DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel,
+                DubboUrlOptions.bodyLimits(url));
         loops = SharedClientLoops.acquire(options.nativeTransport(), options.ioThreads());
-        DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel);
         transport = NettyClientTransport.builder()
                 .remote(getConnectAddress())
                 .options(options)

@@ -80,7 +80,8 @@ final class SluiceDubboServer extends AbstractServer {
         idleCloseMillis = options.allIdle().toMillis();
         // Read now: by the time the server closes, the module model may already be destroyed.
         shutdownWaitMillis = Math.max(1000, ConfigurationUtils.getServerShutdownTimeout(url.getOrDefaultModuleModel()));
-        DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel);
+        DubboFrameCodec codec = new DubboFrameCodec(getCodec(), options.payloadLimit(), this::channel,
+                DubboUrlOptions.bodyLimits(url));
         SslContext tls = DubboTls.server(url);
         transport = NettyServerTransport.builder()
                 .bindAddress(getBindAddress())

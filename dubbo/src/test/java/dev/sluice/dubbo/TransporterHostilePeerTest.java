@@ -80,10 +80,15 @@ class TransporterHostilePeerTest {
     }
 
     private Socket socket() throws IOException {
+        return connect(sockets, port, READ_TIMEOUT_MILLIS);
+    }
+
+    /** A socket connected to the provider on {@code port}, added to {@code sockets} (closed after the test). */
+    static Socket connect(List<Socket> sockets, int port, int readTimeoutMillis) throws IOException {
         Socket s = new Socket();
         sockets.add(s);
         s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-        s.setSoTimeout(READ_TIMEOUT_MILLIS);
+        s.setSoTimeout(readTimeoutMillis);
         s.setTcpNoDelay(true);
         return s;
     }
