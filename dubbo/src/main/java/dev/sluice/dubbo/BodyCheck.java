@@ -2,7 +2,7 @@ package dev.sluice.dubbo;
 
 import dev.sluice.codec.dubbo.BodyBounds;
 import dev.sluice.codec.dubbo.DecodeLimits;
-import dev.sluice.transport.codec.DubboHeader;
+import dev.sluice.transport.internal.DubboHeader;
 import io.netty.buffer.ByteBuf;
 
 /**

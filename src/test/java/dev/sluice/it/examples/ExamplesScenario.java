@@ -2,8 +2,18 @@ package dev.sluice.it.examples;
 
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
+import io.netty.channel.epoll.Epoll;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Method;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -11,6 +21,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * Child side of {@link ExamplesTest}: runs one example's programs as a user runs them from the guides, each as its
@@ -26,6 +41,12 @@ public final class ExamplesScenario {
     private static final Duration START = Duration.ofSeconds(60);
     private static final Duration RUN = Duration.ofSeconds(60);
     private static final Duration STOP = Duration.ofSeconds(30);
+    /** The key that selects Sluice's native transport (a URL key, or a system property as here). */
+    private static final String NATIVE = "sluice.native";
+    /** Where the sluice-dubbo jar relocates the Netty it runs on (dubbo/pom.xml). */
+    static final String SHADED_NETTY = "dev.sluice.shaded.io.netty";
+    /** The epoll library the relocated Netty loads: Netty prefixes its name with the relocated package. */
+    static final String SHADED_EPOLL_LIBRARY = "libdev_sluice_shaded_netty_transport_native_epoll_";
 
     private ExamplesScenario() {}
 
@@ -38,17 +59,24 @@ public final class ExamplesScenario {
                 case "spring-boot":
                     springBoot(Paths.get(args[1]), Paths.get(args[2]));
                     break;
+                case "shaded-jar":
+                    shadedJar(Paths.get(args[1]));
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown example " + args[0]);
             }
         });
     }
 
-    /** The JVM flags of every example program: the test's leak gate, a bounded heap, a private home directory. */
+    /**
+     * The JVM flags of every example program: the test's leak gate, a bounded heap, a private home directory. The
+     * leak detection level is set twice: for the application's Netty and for the Netty relocated inside the
+     * sluice-dubbo jar, which reads its system properties under its own package.
+     */
     private static List<String> jvmFlags() throws IOException {
         Path home = Files.createDirectories(Scenario.workDirectory().resolve("home"));
-        return List.of("-Dio.netty.leakDetection.level=paranoid", "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-Duser.home=" + home);
+        return List.of("-Dio.netty.leakDetection.level=paranoid", "-D" + SHADED_NETTY + ".leakDetection.level=paranoid",
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Duser.home=" + home);
     }
 
     private static List<String> command(List<String> flags, String... rest) {
@@ -110,8 +138,14 @@ public final class ExamplesScenario {
         String host = Scenario.testAddress();
         int port = DubboPeers.freePort();
         List<String> flags = jvmFlags();
+        nettyOnClasspath(providerJar, dir.resolve("provider-lib"));
+        // Sluice inside Dubbo follows Dubbo's default (NIO) unless told: ask for epoll where the machine has it.
+        flags = command(flags, "-D" + NATIVE + "=auto");
+        // Dubbo's QoS server runs on the application's Netty (4.1 here), beside Sluice's relocated one.
+        int qosPort = DubboPeers.freePort();
         try (ExampleProcess provider = ExampleProcess.startJava("provider", dir, command(flags,
-                "-jar", providerJar.toString(), "--dubbo.protocol.port=" + port))) {
+                "-jar", providerJar.toString(), "--dubbo.protocol.port=" + port,
+                "--dubbo.application.qos-enable=true", "--dubbo.application.qos-port=" + qosPort))) {
             provider.awaitLine(l -> l.contains("Started ProviderApplication"), START, "'Started ProviderApplication'");
             // Dubbo logs which RemotingServer it started: the class name is the transport.
             Scenario.check("provider-started", provider.printed("Start SluiceDubboServer bind /0.0.0.0:" + port)
@@ -153,6 +187,8 @@ public final class ExamplesScenario {
                     "provider threads: " + sluiceLoops + " sluice-server-*, " + nettyWorkers + " NettyServer*: "
                             + threads);
             Scenario.ok("provider-loops", "sluiceLoops", sluiceLoops, "nettyWorkers", nettyWorkers);
+            nativeTransport(provider.pid());
+            dubboNettyServes(qosPort);
 
             provider.stop();
             int providerExit = provider.awaitExit(STOP);
@@ -161,6 +197,145 @@ public final class ExamplesScenario {
                             + provider.printed("Close SluiceDubboServer"));
             reportLeaks("provider", provider);
         }
+    }
+
+    /**
+     * {@link ShadedJarMain} in its own JVM on the jars the Spring Boot provider ships, less Spring: the published
+     * sluice-dubbo jar, Dubbo and its dependencies, Spring Boot's Netty 4.1. It serves over Sluice on the relocated
+     * epoll (where the machine has it) and answers both Sluice's client and Dubbo's own netty4 client.
+     */
+    private static void shadedJar(Path providerJar) throws Exception {
+        requireFile(providerJar);
+        Path dir = Scenario.workDirectory();
+        Path lib = dir.resolve("shaded-jar-lib");
+        nettyOnClasspath(providerJar, lib);
+        List<String> entries = new ArrayList<>();
+        try (Stream<Path> jars = Files.list(lib)) {
+            jars.filter(j -> !j.getFileName().toString().startsWith("spring-")
+                            && !j.getFileName().toString().startsWith("dubbo-spring-boot"))
+                    .sorted().forEach(j -> entries.add(j.toString()));
+        }
+        // The two test classes the program runs: copied, so nothing else of the test class path comes along.
+        Path classes = dir.resolve("shaded-jar-classes");
+        for (Class<?> c : List.of(ShadedJarMain.class, ShadedJarMain.Echo.class, DubboPeers.class)) {
+            String name = c.getName().replace('.', '/') + ".class";
+            Path target = classes.resolve(name);
+            Files.createDirectories(target.getParent());
+            try (InputStream in = c.getClassLoader().getResourceAsStream(name)) {
+                Files.copy(in, target);
+            }
+        }
+        entries.add(classes.toString());
+        int port = DubboPeers.freePort();
+        List<String> flags = command(jvmFlags(), "-D" + NATIVE + "=auto");
+        try (ExampleProcess program = ExampleProcess.startJava("shaded-jar", dir, command(flags,
+                "-cp", String.join(File.pathSeparator, entries), ShadedJarMain.class.getName(),
+                Scenario.testAddress(), Integer.toString(port)))) {
+            int exit = program.awaitExit(RUN);
+            Map<String, String> facts = new TreeMap<>();
+            for (String line : program.lines()) {
+                int eq = line.indexOf('=');
+                if (line.startsWith("SHADED ") && eq > 0) {
+                    facts.put(line.substring("SHADED ".length(), eq), line.substring(eq + 1));
+                }
+            }
+            boolean epoll = Epoll.isAvailable();
+            Scenario.check("shaded-jar-calls", exit == 0 && program.printed("SHADED done")
+                            && "sluice:a".equals(facts.get("sluiceClient"))
+                            && "netty4:b".equals(facts.get("netty4Client"))
+                            && facts.getOrDefault("nettyCommon", "").startsWith("4.1.")
+                            && (!epoll || "true".equals(facts.get("shadedEpollLoaded"))),
+                    "exit " + exit + ", epoll available " + epoll + ", printed " + facts);
+            Scenario.ok("shaded-jar-facts", "nettyCommon", facts.get("nettyCommon"), "shadedEpollLoaded",
+                    facts.get("shadedEpollLoaded"), "epollAvailable", epoll);
+            reportLeaks("shaded-jar", program);
+        }
+    }
+
+    /**
+     * What {@code io.netty.util.Version} reports on the provider's class path (the jars in the executable jar's
+     * {@code BOOT-INF/lib}, loaded apart from this JVM's Netty): Spring Boot's Netty 4.1 only. Netty 4.2's
+     * {@code io.netty.channel.IoHandlerFactory} must not be loadable there, and the relocated Netty must be.
+     */
+    private static void nettyOnClasspath(Path bootJar, Path libDir) throws Exception {
+        List<URL> urls = new ArrayList<>();
+        List<String> jars = new ArrayList<>();
+        try (ZipFile zip = new ZipFile(bootJar.toFile())) {
+            for (ZipEntry e : zip.stream().toList()) {
+                if (e.getName().startsWith("BOOT-INF/lib/") && e.getName().endsWith(".jar")) {
+                    Path jar = libDir.resolve(e.getName().substring("BOOT-INF/lib/".length()));
+                    Files.createDirectories(libDir);
+                    try (InputStream in = zip.getInputStream(e)) {
+                        Files.copy(in, jar);
+                    }
+                    urls.add(jar.toUri().toURL());
+                    jars.add(jar.getFileName().toString());
+                }
+            }
+        }
+        Map<String, String> versions = new TreeMap<>();
+        Map<String, String> shadedVersions = new TreeMap<>();
+        boolean netty42;
+        try (URLClassLoader app = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
+            versions.putAll(identify(app, "io.netty"));
+            shadedVersions.putAll(identify(app, SHADED_NETTY));
+            netty42 = loadable(app, "io.netty.channel.IoHandlerFactory");
+        }
+        List<String> sluiceModules = jars.stream()
+                .filter(j -> j.startsWith("sluice-transport-netty") || j.startsWith("sluice-codec-dubbo")).toList();
+        boolean boot41 = !versions.isEmpty() && versions.values().stream().allMatch(v -> v.startsWith("4.1."));
+        boolean shaded42 = !shadedVersions.isEmpty()
+                && shadedVersions.values().stream().allMatch(v -> v.startsWith("4.2."));
+        Scenario.check("provider-netty", boot41 && !netty42 && shaded42 && sluiceModules.isEmpty(),
+                "io.netty.util.Version: " + versions + "; Netty 4.2 classes loadable: " + netty42 + "; relocated: "
+                        + shadedVersions + "; sluice modules beside sluice-dubbo: " + sluiceModules);
+        Scenario.ok("provider-netty-versions", "nettyCommon", versions.get("netty-common"),
+                "shadedNettyCommon", shadedVersions.get("netty-common"));
+    }
+
+    /** {@code <prefix>.util.Version.identify(loader)}: artifact id to version, for the Netty under that package. */
+    private static Map<String, String> identify(ClassLoader loader, String prefix) throws Exception {
+        Class<?> version = Class.forName(prefix + ".util.Version", true, loader);
+        Method artifactVersion = version.getMethod("artifactVersion");
+        Map<?, ?> found = (Map<?, ?>) version.getMethod("identify", ClassLoader.class).invoke(null, loader);
+        Map<String, String> versions = new TreeMap<>();
+        for (Map.Entry<?, ?> e : found.entrySet()) {
+            versions.put(e.getKey().toString(), artifactVersion.invoke(e.getValue()).toString());
+        }
+        return versions;
+    }
+
+    private static boolean loadable(ClassLoader loader, String name) {
+        try {
+            Class.forName(name, false, loader);
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Sluice's loops run on epoll where this machine has it: the provider process has the relocated epoll library
+     * mapped (Netty extracts it under its own name plus a random suffix). Read from {@code /proc/<pid>/maps}.
+     */
+    private static void nativeTransport(long pid) throws IOException {
+        List<String> maps = Files.readAllLines(Paths.get("/proc", Long.toString(pid), "maps"));
+        boolean shadedEpoll = maps.stream().anyMatch(l -> l.contains(SHADED_EPOLL_LIBRARY));
+        boolean available = Epoll.isAvailable();
+        Scenario.check("provider-epoll", shadedEpoll || !available,
+                "epoll available on this machine, but the provider has no " + SHADED_EPOLL_LIBRARY + "* mapped");
+        Scenario.ok("provider-native", "epollAvailable", available, "shadedEpollLoaded", shadedEpoll);
+    }
+
+    /** Dubbo's QoS server, on the application's Netty 4.1 in the same JVM as Sluice, answers an HTTP command. */
+    private static void dubboNettyServes(int qosPort) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + qosPort
+                + "/ls")).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        boolean listed = response.body().contains("dev.sluice.examples.springboot.api.Greeter");
+        Scenario.check("provider-dubbo-netty", response.statusCode() == 200 && listed,
+                "Dubbo QoS 'ls' on port " + qosPort + ": status " + response.statusCode() + ", body "
+                        + response.body());
     }
 
     private static void expect(List<String> problems, List<String> answers, String prefix) {

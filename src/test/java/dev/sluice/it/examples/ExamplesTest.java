@@ -57,10 +57,31 @@ class ExamplesTest {
     }
 
     /**
+     * The published sluice-dubbo jar on its own: a plain Dubbo program on that jar, Dubbo and Spring Boot's Netty 4.1
+     * (the Spring Boot provider's jars, less Spring) serves over {@code server=sluice} on the relocated epoll where
+     * the machine has it, and answers Sluice's client and Dubbo's own netty4 client (Netty 4.1) in the same JVM.
+     */
+    @Test
+    void shadedJarServesBesideTheApplicationsNetty41() throws Exception {
+        Path target = examples().resolve("spring-boot-dubbo/target");
+        ChildResult result = IsolatedJvm.of(ExamplesScenario.class)
+                .name("example-shaded-jar")
+                .args("shaded-jar", target.resolve("greeter-provider.jar").toString())
+                .timeout(Duration.ofSeconds(150))
+                .run();
+        System.out.println("shaded jar: " + result);
+
+        result.assertPassed("provider-netty", "shaded-jar-calls", Scenario.LEAK_GATE);
+        assertTrue(result.metric("shaded-jar-facts", "nettyCommon").startsWith("4.1."), result.toString());
+    }
+
+    /**
      * The Spring Boot provider and consumer, switched to Sluice by their application.yml: the consumer's calls are
      * answered, Dubbo logs that it started a {@code SluiceDubboServer} and connected with a {@code SluiceDubboClient}
      * (never its netty4 {@code NettyServer}/{@code NettyClient}), and the provider's I/O threads are Sluice's
-     * {@code sluice-server-*} event loops.
+     * {@code sluice-server-*} event loops. The example keeps Spring Boot's own Netty 4.1 ({@code io.netty.util.Version}
+     * on its class path); Sluice's loops run on the Netty relocated into the sluice-dubbo jar, on epoll where the
+     * machine has it, and Dubbo's own QoS server on Netty 4.1 answers in the same provider JVM.
      */
     @Test
     void springBootConsumerCallsSpringBootProviderOverSluice() throws Exception {
@@ -73,8 +94,12 @@ class ExamplesTest {
                 .run();
         System.out.println("spring boot example: " + result);
 
-        result.assertPassed("provider-started", "consumer-calls", "consumer-transport", "provider-threads",
-                "provider-stopped", Scenario.LEAK_GATE);
+        result.assertPassed("provider-netty", "provider-started", "consumer-calls", "consumer-transport",
+                "provider-threads", "provider-epoll", "provider-dubbo-netty", "provider-stopped", Scenario.LEAK_GATE);
+        // The application keeps Spring Boot's Netty 4.1; Sluice runs on the Netty 4.2 relocated into its jar.
+        assertTrue(result.metric("provider-netty-versions", "nettyCommon").startsWith("4.1."), result.toString());
+        assertTrue(result.metric("provider-netty-versions", "shadedNettyCommon").startsWith("4.2."),
+                result.toString());
         assertEquals(ExamplesScenario.NAMES.size(), result.longMetric("consumer-calls", "answers"));
         assertTrue(result.longMetric("provider-loops", "sluiceLoops") > 0, result.toString());
         assertEquals(0, result.longMetric("provider-loops", "nettyWorkers"));

@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.transport.Internal;
 import java.util.Objects;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Objects;
  *
  * <p>Stateless; any thread. Linear in the body's bytes.
  */
+@Internal
 public final class BodyBounds {
     private BodyBounds() {
     }
