@@ -2,6 +2,7 @@ package dev.sluice.it.dubbo27;
 
 import static dev.sluice.it.dubbo27.Dubbo27Checks.CONTROL;
 
+import dev.sluice.it.generic.GenericCases;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.Item;
 import dev.sluice.it.rpc.model.TypesChecks;
@@ -35,6 +36,7 @@ import org.apache.dubbo.rpc.Invoker;
 import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.apache.dubbo.rpc.service.EchoService;
+import org.apache.dubbo.rpc.service.GenericService;
 
 /**
  * The Dubbo 2.7.23 consumer of {@link Dubbo27ConsumerInteropTest}. Runs in a JVM started by
@@ -149,8 +151,15 @@ public final class Dubbo27ConsumerScenario {
                             + e.getMessage());
                 }
             });
+            ReferenceConfig<GenericService> genericRef = generic(app, noRegistry, host, mainPort, null, null);
+            ReferenceConfig<GenericService> genericV2Ref = generic(app, noRegistry, host, mainPort, "2.0", "g");
+            GenericService generic = genericRef.get();
+            GenericService genericV2 = genericV2Ref.get();
+            GenericCases.run(Dubbo27Checks.GENERIC, generic::$invoke, genericV2::$invoke, generic::$invokeAsync);
             users(usersRef.get());
             readonly(closingRef);
+            genericRef.destroy();
+            genericV2Ref.destroy();
 
             typesRef.destroy();
             attachmentsRef.destroy();
@@ -173,6 +182,27 @@ public final class Dubbo27ConsumerScenario {
         ref.setScope("remote");
         ref.setTimeout(timeoutMillis);
         ref.setRetries(0);
+        return ref;
+    }
+
+    /**
+     * A generic reference ({@code generic=true}, Dubbo's {@code GenericService}) to {@code GenericTarget} by name: a
+     * gateway's view of the service, hessian2 as every 2.7 call here.
+     */
+    private static ReferenceConfig<GenericService> generic(ApplicationConfig app, RegistryConfig registry,
+            String host, int port, String version, String group) {
+        ReferenceConfig<GenericService> ref = new ReferenceConfig<>();
+        ref.setApplication(app);
+        ref.setRegistry(registry);
+        ref.setInterface("dev.sluice.it.generic.GenericTarget");
+        ref.setGeneric("true");
+        ref.setUrl(url(host, port));
+        ref.setCheck(false);
+        ref.setScope("remote");
+        ref.setTimeout(10_000);
+        ref.setRetries(0);
+        ref.setVersion(version);
+        ref.setGroup(group);
         return ref;
     }
 

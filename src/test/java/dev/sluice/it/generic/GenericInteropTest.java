@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 34: generic invocation both ways with real Dubbo 3.3.6 peers, in hessian2 and fastjson2 — a Dubbo generic
  * consumer ({@code generic=true}) calls a {@code SluiceServer}, and {@code SluiceClient.generic(...)} calls a Dubbo
- * provider — for every case of {@link GenericInteropScenario#CASES}. The peers run in one child JVM in the harness's
+ * provider — for every case of {@link GenericCases#CASES}. The peers run in one child JVM in the harness's
  * private network namespace; this test requires an ok line for every check, including that the class named by the
  * refused-class case was never initialized.
  */
