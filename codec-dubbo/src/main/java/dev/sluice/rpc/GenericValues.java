@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Converts between Dubbo's generic form ({@code generic=true}: a POJO is a {@code Map} of its fields plus a
@@ -379,6 +380,10 @@ final class GenericValues {
         if (!Number.class.isAssignableFrom(boxed)) {
             return null;
         }
+        if ((n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte)
+                && boxed != BigDecimal.class && boxed != BigInteger.class && boxed != Number.class) {
+            return integral(n.longValue(), n, boxed, b); // the usual case, without BigDecimal
+        }
         BigDecimal d;
         if (n instanceof BigDecimal) {
             d = (BigDecimal) n;
@@ -410,6 +415,15 @@ final class GenericValues {
         if (boxed == BigInteger.class) {
             return i;
         }
+        if (i.bitLength() > 63) {
+            throw new IllegalArgumentException(abbreviate(n.toString()) + " at " + b.where() + " does not fit in "
+                    + boxed.getSimpleName());
+        }
+        return integral(i.longValue(), n, boxed, b);
+    }
+
+    /** {@code v} (the value of {@code n}) as the integral type {@code boxed}, when it fits. */
+    private static Object integral(long v, Number n, Class<?> boxed, Budget b) {
         long min;
         long max;
         if (boxed == Long.class) {
@@ -427,11 +441,10 @@ final class GenericValues {
         } else {
             return null;
         }
-        if (i.bitLength() > 63 || i.longValue() < min || i.longValue() > max) {
+        if (v < min || v > max) {
             throw new IllegalArgumentException(abbreviate(n.toString()) + " at " + b.where() + " does not fit in "
                     + boxed.getSimpleName());
         }
-        long v = i.longValue();
         if (boxed == Long.class) {
             return v;
         } else if (boxed == Integer.class) {
@@ -442,37 +455,33 @@ final class GenericValues {
         return (byte) v;
     }
 
+    /**
+     * The containers built for a declared map or collection type: the first one assignable to it, so an interface
+     * ({@code Map}, {@code List}, {@code Set}, {@code SortedSet}…) gets the usual JDK class and a concrete JDK class
+     * itself.
+     */
+    private static final List<Map.Entry<Class<?>, Supplier<Object>>> CONTAINERS = List.of(
+            Map.entry(HashMap.class, HashMap::new), Map.entry(LinkedHashMap.class, LinkedHashMap::new),
+            Map.entry(TreeMap.class, TreeMap::new), Map.entry(ConcurrentHashMap.class, ConcurrentHashMap::new),
+            Map.entry(ArrayList.class, ArrayList::new), Map.entry(HashSet.class, HashSet::new),
+            Map.entry(LinkedHashSet.class, LinkedHashSet::new), Map.entry(TreeSet.class, TreeSet::new),
+            Map.entry(LinkedList.class, LinkedList::new));
+
+    @SuppressWarnings("unchecked")
     private static Map<Object, Object> newMap(Class<?> raw, Budget b) {
-        if (raw.isAssignableFrom(HashMap.class)) {
-            return new HashMap<>();
-        }
-        if (raw.isAssignableFrom(LinkedHashMap.class)) {
-            return new LinkedHashMap<>();
-        }
-        if (raw.isAssignableFrom(TreeMap.class)) {
-            return new TreeMap<>();
-        }
-        if (raw.isAssignableFrom(ConcurrentHashMap.class)) {
-            return new ConcurrentHashMap<>();
-        }
-        throw new IllegalArgumentException("cannot build a " + raw.getName() + " at " + b.where());
+        return (Map<Object, Object>) newContainer(raw, b);
     }
 
+    @SuppressWarnings("unchecked")
     private static Collection<Object> newCollection(Class<?> raw, Budget b) {
-        if (raw.isAssignableFrom(ArrayList.class)) {
-            return new ArrayList<>();
-        }
-        if (raw.isAssignableFrom(HashSet.class)) {
-            return new HashSet<>();
-        }
-        if (raw.isAssignableFrom(LinkedHashSet.class)) {
-            return new LinkedHashSet<>();
-        }
-        if (raw.isAssignableFrom(TreeSet.class)) {
-            return new TreeSet<>();
-        }
-        if (raw.isAssignableFrom(LinkedList.class)) {
-            return new LinkedList<>();
+        return (Collection<Object>) newContainer(raw, b);
+    }
+
+    private static Object newContainer(Class<?> raw, Budget b) {
+        for (Map.Entry<Class<?>, Supplier<Object>> e : CONTAINERS) {
+            if (raw.isAssignableFrom(e.getKey())) {
+                return e.getValue().get();
+            }
         }
         throw new IllegalArgumentException("cannot build a " + raw.getName() + " at " + b.where());
     }

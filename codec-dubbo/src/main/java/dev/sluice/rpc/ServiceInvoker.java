@@ -136,7 +136,10 @@ final class ServiceInvoker {
         }
         if (generic != null) {
             if (error != null) {
-                return Replies.withAttachments(request, null, GenericException.of(error), extra);
+                // As Dubbo's GenericFilter: a GenericException the service threw itself goes out as it is.
+                GenericException g = error instanceof GenericException ? (GenericException) error
+                        : GenericException.of(error);
+                return Replies.withAttachments(request, null, g, extra);
             }
             try {
                 value = GenericCalls.result(generic, value);

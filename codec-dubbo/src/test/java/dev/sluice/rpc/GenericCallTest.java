@@ -9,8 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.codec.dubbo.GenericException;
 import dev.sluice.codec.dubbo.gadget.StaticInitGadget;
-import dev.sluice.codec.dubbo.model.Animal;
-import java.io.Serializable;
+import dev.sluice.codec.dubbo.model.GenericTarget;
+import dev.sluice.codec.dubbo.model.GenericTarget.Circle;
+import dev.sluice.codec.dubbo.model.GenericTarget.Line;
+import dev.sluice.codec.dubbo.model.GenericTarget.Order;
+import dev.sluice.codec.dubbo.model.GenericTarget.OutOfStock;
+import dev.sluice.codec.dubbo.model.GenericTarget.Shape;
+import dev.sluice.codec.dubbo.model.GenericTargetImpl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,123 +38,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Timeout(60)
 class GenericCallTest {
-    private static final String DOG = "dev.sluice.codec.dubbo.model.Dog";
+    private static final String CIRCLE = Circle.class.getName();
     private static final String GADGET = "dev.sluice.codec.dubbo.gadget.StaticInitGadget";
-
-    public static class Line implements Serializable {
-        private static final long serialVersionUID = 1L;
-        String sku;
-        int quantity;
-    }
-
-    public static class Order implements Serializable {
-        private static final long serialVersionUID = 1L;
-        long id;
-        String customer;
-        List<Line> lines = new ArrayList<>();
-    }
-
-    public static class OutOfStock extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        public OutOfStock(String message) {
-            super(message);
-        }
-    }
-
-    public interface Catalog {
-        long add(int a, long b);
-
-        String greet(String name);
-
-        Order total(Order order);
-
-        List<Line> split(List<Line> lines);
-
-        Map<String, Integer> counts(Map<String, Integer> counts);
-
-        String nothing(String value);
-
-        String kind(Animal animal);
-
-        void reserve(String sku) throws OutOfStock;
-
-        String over(int x);
-
-        String over(String x);
-    }
-
-    static class CatalogImpl implements Catalog {
-        @Override
-        public long add(int a, long b) {
-            return a + b;
-        }
-
-        @Override
-        public String greet(String name) {
-            return "hello " + name;
-        }
-
-        @Override
-        public Order total(Order order) {
-            Order out = new Order();
-            out.id = order.id + 1;
-            out.customer = order.customer.toUpperCase();
-            for (Line l : order.lines) {
-                Line c = new Line();
-                c.sku = l.sku;
-                c.quantity = l.quantity * 2;
-                out.lines.add(c);
-            }
-            return out;
-        }
-
-        @Override
-        public List<Line> split(List<Line> lines) {
-            List<Line> out = new ArrayList<>();
-            for (Line l : lines) {
-                for (int i = 0; i < l.quantity; i++) {
-                    Line one = new Line();
-                    one.sku = l.sku;
-                    one.quantity = 1;
-                    out.add(one);
-                }
-            }
-            return out;
-        }
-
-        @Override
-        public Map<String, Integer> counts(Map<String, Integer> counts) {
-            Map<String, Integer> out = new HashMap<>();
-            counts.forEach((k, v) -> out.put(k.toUpperCase(), v + 1));
-            return out;
-        }
-
-        @Override
-        public String nothing(String value) {
-            return value;
-        }
-
-        @Override
-        public String kind(Animal animal) {
-            return animal.getClass().getName() + ":" + animal.getName();
-        }
-
-        @Override
-        public void reserve(String sku) throws OutOfStock {
-            throw new OutOfStock("no " + sku);
-        }
-
-        @Override
-        public String over(int x) {
-            return "int " + x;
-        }
-
-        @Override
-        public String over(String x) {
-            return "string " + x;
-        }
-    }
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -162,20 +52,15 @@ class GenericCallTest {
 
     private GenericService generic(Serialization serialization, String version, String group) {
         SluiceServer server = SluiceServer.builder().port(0)
-                .register(Catalog.class, new CatalogImpl())
-                .register(Catalog.class, new CatalogImpl() {
-                    @Override
-                    public String greet(String name) {
-                        return "v2/a " + name;
-                    }
-                }, "2.0", "a")
-                .allowClasses(DOG)
+                .register(GenericTarget.class, new GenericTargetImpl(""))
+                .register(GenericTarget.class, new GenericTargetImpl("v2/a "), "2.0", "a")
+                .allowClasses(CIRCLE)
                 .start();
         closeables.add(server);
         SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                 .timeout(Duration.ofSeconds(10)).serialization(serialization).failIfNotConnected(true).build();
         closeables.add(client);
-        return client.generic(Catalog.class.getName()).version(version).group(group).service();
+        return client.generic(GenericTarget.class.getName()).version(version).group(group).service();
     }
 
     private static Map<String, Object> line(String sku, int quantity) {
@@ -229,7 +114,7 @@ class GenericCallTest {
     @ParameterizedTest
     @EnumSource(Serialization.class)
     void versionAndGroupSelectTheImplementation(Serialization s) {
-        assertEquals("v2/a y", generic(s, "2.0", "a").invoke("greet", new String[] {"java.lang.String"},
+        assertEquals("v2/a hello y", generic(s, "2.0", "a").invoke("greet", new String[] {"java.lang.String"},
                 new Object[] {"y"}));
     }
 
@@ -237,10 +122,11 @@ class GenericCallTest {
     @EnumSource(Serialization.class)
     void aSubtypeNamedInClassIsBuiltWhenTheAllowlistAcceptsIt(Serialization s) {
         GenericService catalog = generic(s, null, null);
-        Map<String, Object> dog = new HashMap<>(Map.of("class", DOG, "name", "rex", "breed", "collie"));
-        assertEquals(DOG + ":rex", catalog.invoke("kind", new String[] {Animal.class.getName()}, new Object[] {dog}));
-        Map<String, Object> plain = new HashMap<>(Map.of("name", "tom"));
-        assertEquals(Animal.class.getName() + ":tom", catalog.invoke("kind", new String[] {Animal.class.getName()},
+        Map<String, Object> circle = new HashMap<>(Map.of("class", CIRCLE, "name", "c", "radius", 2));
+        assertEquals(CIRCLE + ":c", catalog.invoke("kind", new String[] {Shape.class.getName()},
+                new Object[] {circle}));
+        Map<String, Object> plain = new HashMap<>(Map.of("name", "s"));
+        assertEquals(Shape.class.getName() + ":s", catalog.invoke("kind", new String[] {Shape.class.getName()},
                 new Object[] {plain}));
     }
 
@@ -274,7 +160,7 @@ class GenericCallTest {
         GenericService catalog = generic(s, null, null);
         Map<String, Object> gadget = new HashMap<>(Map.of("class", GADGET, "name", "x", "command", "touch /tmp/x"));
         RpcException e = assertThrows(RpcException.class,
-                () -> catalog.invoke("kind", new String[] {Animal.class.getName()}, new Object[] {gadget}));
+                () -> catalog.invoke("kind", new String[] {Shape.class.getName()}, new Object[] {gadget}));
         assertEquals(40, e.status());
         assertTrue(e.getMessage().contains("Refused to deserialize type '" + GADGET + "'"), e.getMessage());
         assertNull(System.getProperty(StaticInitGadget.TRACE), "the gadget class was initialized");
@@ -289,13 +175,15 @@ class GenericCallTest {
     @ParameterizedTest
     @EnumSource(Serialization.class)
     void otherGenericModesAreRefusedNamingTheMode(Serialization s) {
-        SluiceServer server = SluiceServer.builder().port(0).register(Catalog.class, new CatalogImpl()).start();
+        SluiceServer server = SluiceServer.builder().port(0)
+                .register(GenericTarget.class, new GenericTargetImpl("")).start();
         closeables.add(server);
         SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
                 .timeout(Duration.ofSeconds(10)).serialization(s).build();
         closeables.add(client);
         for (String mode : new String[] {"nativejava", "bean", "protobuf-json", "gson"}) {
-            GenericService catalog = client.generic(Catalog.class.getName()).attachment("generic", mode).service();
+            GenericService catalog = client.generic(GenericTarget.class.getName()).attachment("generic", mode)
+                    .service();
             RpcException e = assertThrows(RpcException.class,
                     () -> catalog.invoke("greet", new String[] {"java.lang.String"}, new Object[] {"x"}));
             assertEquals(40, e.status());

@@ -57,7 +57,7 @@ class Dubbo27ConsumerInteropTest {
             "dev/sluice/it/rpc/model/InsufficientFundsException",
             "dev/sluice/it/rpc/model/UserServiceAnswers",
             "dev/sluice/it/generic/GenericCases",
-            "dev/sluice/it/generic/GenericTarget",
+            "dev/sluice/codec/dubbo/model/GenericTarget",
             "org/apache/dubbo/benchmark/service/UserService",
             "org/apache/dubbo/benchmark/service/UserServiceServerImpl",
             "org/apache/dubbo/benchmark/bean/User",

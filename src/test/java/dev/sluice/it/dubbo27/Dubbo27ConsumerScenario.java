@@ -151,8 +151,12 @@ public final class Dubbo27ConsumerScenario {
                             + e.getMessage());
                 }
             });
-            ReferenceConfig<GenericService> genericRef = generic(app, noRegistry, host, mainPort, null, null);
-            ReferenceConfig<GenericService> genericV2Ref = generic(app, noRegistry, host, mainPort, "2.0", "g");
+            ReferenceConfig<GenericService> genericRef = GenericCases.reference(url(host, mainPort), null, null);
+            ReferenceConfig<GenericService> genericV2Ref = GenericCases.reference(url(host, mainPort), "2.0", "g");
+            for (ReferenceConfig<GenericService> r : List.of(genericRef, genericV2Ref)) {
+                r.setApplication(app);
+                r.setRegistry(noRegistry);
+            }
             GenericService generic = genericRef.get();
             GenericService genericV2 = genericV2Ref.get();
             GenericCases.run(Dubbo27Checks.GENERIC, generic::$invoke, genericV2::$invoke, generic::$invokeAsync);
@@ -182,27 +186,6 @@ public final class Dubbo27ConsumerScenario {
         ref.setScope("remote");
         ref.setTimeout(timeoutMillis);
         ref.setRetries(0);
-        return ref;
-    }
-
-    /**
-     * A generic reference ({@code generic=true}, Dubbo's {@code GenericService}) to {@code GenericTarget} by name: a
-     * gateway's view of the service, hessian2 as every 2.7 call here.
-     */
-    private static ReferenceConfig<GenericService> generic(ApplicationConfig app, RegistryConfig registry,
-            String host, int port, String version, String group) {
-        ReferenceConfig<GenericService> ref = new ReferenceConfig<>();
-        ref.setApplication(app);
-        ref.setRegistry(registry);
-        ref.setInterface("dev.sluice.it.generic.GenericTarget");
-        ref.setGeneric("true");
-        ref.setUrl(url(host, port));
-        ref.setCheck(false);
-        ref.setScope("remote");
-        ref.setTimeout(10_000);
-        ref.setRetries(0);
-        ref.setVersion(version);
-        ref.setGroup(group);
         return ref;
     }
 

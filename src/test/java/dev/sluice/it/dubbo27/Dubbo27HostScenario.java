@@ -1,9 +1,9 @@
 package dev.sluice.it.dubbo27;
 
+import dev.sluice.codec.dubbo.gadget.StaticInitGadget;
+import dev.sluice.codec.dubbo.model.GenericTarget;
+import dev.sluice.codec.dubbo.model.GenericTargetImpl;
 import dev.sluice.it.generic.GenericCases;
-import dev.sluice.it.generic.GenericGadget;
-import dev.sluice.it.generic.GenericTarget;
-import dev.sluice.it.generic.GenericTargetImpl;
 import dev.sluice.it.harness.IsolatedJvm;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.SluiceAttachments;
@@ -164,7 +164,7 @@ public final class Dubbo27HostScenario {
                     Scenario.fail(Dubbo27Checks.HOST_CLOSE_FINISHED, "graceful close did not finish: " + e);
                 }
             }
-            Scenario.check(Dubbo27Checks.HOST_GADGET_NEVER_LOADED, System.getProperty(GenericGadget.TRACE) == null,
+            Scenario.check(Dubbo27Checks.HOST_GADGET_NEVER_LOADED, System.getProperty(StaticInitGadget.TRACE) == null,
                     "the server initialized " + GenericCases.GADGET + ", named by the consumer's refused-class case");
             server.close();
             Scenario.ok("host.stop", "ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));

@@ -1,10 +1,12 @@
 package dev.sluice.it.generic;
 
-import dev.sluice.it.generic.GenericTarget.Circle;
-import dev.sluice.it.generic.GenericTarget.Line;
-import dev.sluice.it.generic.GenericTarget.Order;
-import dev.sluice.it.generic.GenericTarget.OutOfStock;
-import dev.sluice.it.generic.GenericTarget.Shape;
+import dev.sluice.codec.dubbo.gadget.StaticInitGadget;
+import dev.sluice.codec.dubbo.model.GenericTarget;
+import dev.sluice.codec.dubbo.model.GenericTarget.Circle;
+import dev.sluice.codec.dubbo.model.GenericTarget.Line;
+import dev.sluice.codec.dubbo.model.GenericTarget.Order;
+import dev.sluice.codec.dubbo.model.GenericTarget.OutOfStock;
+import dev.sluice.codec.dubbo.model.GenericTarget.Shape;
 import dev.sluice.it.harness.Scenario;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,18 +16,21 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.rpc.service.GenericService;
 
 /**
  * The generic-call cases of issue 34, run by any generic caller against a provider of {@link GenericTarget}
- * ({@link GenericTargetImpl}, plus a version 2.0 in group {@code g} whose answers start with {@code "v2/g "}):
+ * ({@code GenericTargetImpl}, plus a version 2.0 in group {@code g} whose answers start with {@code "v2/g "}):
  * primitives, a string, a POJO with a nested list, {@code List<POJO>}, a map, null, a declared exception (Dubbo's
  * {@code GenericException} carrying the original class and message), an unknown method, a subtype named in
- * {@code "class"} (the provider must allow {@link Circle}), a class the allowlist refuses ({@link GenericGadget}:
- * a clear error naming it; its provider's JVM checks that it was never initialized), version and group, and the
- * asynchronous variant. Each case prints one {@code RESULT} line ({@link Scenario}).
+ * {@code "class"} (the provider must allow {@link Circle}), a class the allowlist refuses ({@link StaticInitGadget},
+ * named only as a string: a clear error naming it; its provider's JVM checks that it was never initialized), version
+ * and group, and the asynchronous variant. Each case prints one {@code RESULT} line ({@link Scenario}).
  *
- * <p>References only the JDK, the model and {@link Scenario}: it runs in the Dubbo 3.3.6 scenario's JVM and in the
- * Dubbo 2.7.23 consumer's, which has neither Sluice nor Dubbo 3 classes.
+ * <p>References only the JDK, the model, {@link Scenario} and the parts of Dubbo's API that 2.7.23 and 3.3.6 share
+ * (the same descriptors): it runs in the Dubbo 3.3.6 scenario's JVM and in the Dubbo 2.7.23 consumer's, which has
+ * neither Sluice nor Dubbo 3 classes.
  */
 public final class GenericCases {
     /** The cases, in the order they run; result names are {@code <prefix>.<case>}. */
@@ -33,12 +38,30 @@ public final class GenericCases {
             "map", "null", "declared-exception", "unknown-method", "subtype-in-class", "refused-class",
             "version-group", "async");
     /** The class the refused-class case names, only as a string. */
-    public static final String GADGET = "dev.sluice.it.generic.GenericGadget";
+    public static final String GADGET = "dev.sluice.codec.dubbo.gadget.StaticInitGadget";
     private static final Set<String> GENERIC_EXCEPTIONS = Set.of("org.apache.dubbo.rpc.service.GenericException",
             "dev.sluice.codec.dubbo.GenericException");
     private static final String STRING = "java.lang.String";
 
     private GenericCases() {
+    }
+
+    /**
+     * A Dubbo generic reference ({@code generic=true}, {@code GenericService}) to {@link GenericTarget} by name at
+     * {@code url}, as a gateway holds one: no registry check, remote only, no retries, 10 s timeout.
+     */
+    public static ReferenceConfig<GenericService> reference(String url, String version, String group) {
+        ReferenceConfig<GenericService> ref = new ReferenceConfig<>();
+        ref.setInterface(GenericTarget.class.getName());
+        ref.setGeneric("true");
+        ref.setUrl(url);
+        ref.setCheck(false);
+        ref.setScope("remote");
+        ref.setTimeout(10_000);
+        ref.setRetries(0);
+        ref.setVersion(version);
+        ref.setGroup(group);
+        return ref;
     }
 
     /** One generic caller, whichever side makes the call. */
@@ -138,7 +161,7 @@ public final class GenericCases {
             String text = text(t);
             require(text.contains(GADGET) && (text.contains("Refused to deserialize type")
                     || text.contains("not in allow list")), "error " + text);
-            require(System.getProperty(GenericGadget.TRACE) == null, "the provider initialized " + GADGET);
+            require(System.getProperty(StaticInitGadget.TRACE) == null, "the provider initialized " + GADGET);
             return t.getClass().getName();
         });
         check(prefix + ".version-group", () -> {

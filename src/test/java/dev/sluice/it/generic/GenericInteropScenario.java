@@ -1,6 +1,9 @@
 package dev.sluice.it.generic;
 
-import dev.sluice.it.generic.GenericTarget.Circle;
+import dev.sluice.codec.dubbo.gadget.StaticInitGadget;
+import dev.sluice.codec.dubbo.model.GenericTarget;
+import dev.sluice.codec.dubbo.model.GenericTarget.Circle;
+import dev.sluice.codec.dubbo.model.GenericTargetImpl;
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.rpc.Serialization;
@@ -29,7 +32,7 @@ import org.apache.dubbo.rpc.service.GenericService;
  *       the same {@link GenericTarget} on a port of serialization {@code <s>}.</li>
  * </ul>
  * The cases are {@link GenericCases}'; the subtype named in {@code "class"} is allowed explicitly on both providers,
- * and {@link GenericGadget}, the class the allowlist refuses, must never be initialized in this JVM.
+ * and {@link StaticInitGadget}, the class the allowlist refuses, must never be initialized in this JVM.
  */
 public final class GenericInteropScenario {
     static final String START = "start";
@@ -73,17 +76,11 @@ public final class GenericInteropScenario {
                     .allowClasses(Circle.class.getName())
                     .start();
 
-            int fastjson2Port = DubboPeers.freePort();
-            int hessian2Port = DubboPeers.freePort();
-            while (hessian2Port == fastjson2Port) {
-                hessian2Port = DubboPeers.freePort();
-            }
-            ProtocolConfig fastjson2 = DubboPeers.dubboProtocol(fastjson2Port);
-            fastjson2.setId("dubbo-fastjson2");
-            ProtocolConfig hessian2 = new ProtocolConfig("dubbo", hessian2Port);
-            hessian2.setServer("netty4");
-            hessian2.setSerialization("hessian2");
-            hessian2.setId("dubbo-hessian2");
+            List<ProtocolConfig> protocols = DubboPeers.fastjson2AndHessian2();
+            ProtocolConfig fastjson2 = protocols.get(0);
+            ProtocolConfig hessian2 = protocols.get(1);
+            int fastjson2Port = fastjson2.getPort();
+            int hessian2Port = hessian2.getPort();
             ServiceConfig<GenericTarget> plain = DubboPeers.service(GenericTarget.class, new GenericTargetImpl(""));
             plain.setProtocols(List.of(fastjson2, hessian2));
             ServiceConfig<GenericTarget> v2 = DubboPeers.service(GenericTarget.class, new GenericTargetImpl("v2/g "));
@@ -128,7 +125,7 @@ public final class GenericInteropScenario {
                 dev.sluice.rpc.GenericService gv2 = client.generic(SERVICE).version("2.0").group("g").service();
                 GenericCases.run("sluice-client." + s, g::invoke, gv2::invoke, g::invokeAsync);
             }
-            Scenario.check(GADGET_NEVER_LOADED, System.getProperty(GenericGadget.TRACE) == null,
+            Scenario.check(GADGET_NEVER_LOADED, System.getProperty(StaticInitGadget.TRACE) == null,
                     "a provider initialized " + GenericCases.GADGET);
 
             long t1 = System.nanoTime();
@@ -143,17 +140,9 @@ public final class GenericInteropScenario {
 
     private static ReferenceConfig<GenericService> genericReference(String host, int port, String serialization,
                                                                     String version, String group) {
-        ReferenceConfig<GenericService> ref = new ReferenceConfig<>();
-        ref.setInterface(SERVICE);
-        ref.setGeneric("true");
-        ref.setUrl("dubbo://" + host + ":" + port + "?serialization=" + serialization);
+        ReferenceConfig<GenericService> ref = GenericCases.reference("dubbo://" + host + ":" + port
+                + "?serialization=" + serialization, version, group);
         ref.setClient("netty4");
-        ref.setCheck(false);
-        ref.setScope("remote");
-        ref.setTimeout(10_000);
-        ref.setRetries(0);
-        ref.setVersion(version);
-        ref.setGroup(group);
         ref.setId("generic-" + serialization + (version == null ? "" : "-" + version));
         return ref;
     }

@@ -1,4 +1,4 @@
-package dev.sluice.it.generic;
+package dev.sluice.codec.dubbo.model;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the providers of the generic-call checks export (a {@code SluiceServer} and a Dubbo 3.3.6 provider in
- * {@link GenericInteropScenario}, the {@code SluiceServer} of the Dubbo 2.7 run); {@code prefix} tells the
- * version-2.0 one apart.
+ * What the providers of the generic-call checks export (a {@code SluiceServer} in {@code GenericCallTest} and in the
+ * Dubbo 2.7 and 3.3.6 interop runs, a Dubbo 3.3.6 provider in the latter); {@code prefix} tells the version-2.0 one
+ * apart.
  */
 public class GenericTargetImpl implements GenericTarget {
     private final String prefix;
@@ -30,13 +30,13 @@ public class GenericTargetImpl implements GenericTarget {
     @Override
     public Order total(Order order) {
         Order out = new Order();
-        out.setId(order.getId() + 1);
-        out.setCustomer(order.getCustomer().toUpperCase());
-        for (Line l : order.getLines()) {
+        out.id = order.id + 1;
+        out.customer = order.customer.toUpperCase();
+        for (Line l : order.lines) {
             Line c = new Line();
-            c.setSku(l.getSku());
-            c.setQuantity(l.getQuantity() * 2);
-            out.getLines().add(c);
+            c.sku = l.sku;
+            c.quantity = l.quantity * 2;
+            out.lines.add(c);
         }
         return out;
     }
@@ -45,10 +45,10 @@ public class GenericTargetImpl implements GenericTarget {
     public List<Line> split(List<Line> lines) {
         List<Line> out = new ArrayList<>();
         for (Line l : lines) {
-            for (int i = 0; i < l.getQuantity(); i++) {
+            for (int i = 0; i < l.quantity; i++) {
                 Line one = new Line();
-                one.setSku(l.getSku());
-                one.setQuantity(1);
+                one.sku = l.sku;
+                one.quantity = 1;
                 out.add(one);
             }
         }
@@ -69,11 +69,21 @@ public class GenericTargetImpl implements GenericTarget {
 
     @Override
     public String kind(Shape shape) {
-        return shape.getClass().getName() + ":" + shape.getName();
+        return shape.getClass().getName() + ":" + shape.name;
     }
 
     @Override
     public void reserve(String sku) throws OutOfStock {
         throw new OutOfStock("no " + sku);
+    }
+
+    @Override
+    public String over(int x) {
+        return "int " + x;
+    }
+
+    @Override
+    public String over(String x) {
+        return "string " + x;
     }
 }
