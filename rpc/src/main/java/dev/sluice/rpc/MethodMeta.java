@@ -29,12 +29,36 @@ final class MethodMeta {
 
     MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
                Serialization serialization, Map<String, Object> fixed) {
-        this.method = DubboMethod.of(iface, m, version);
+        this(DubboMethod.of(iface, m, version), iface.getName(), iface.getSimpleName() + "." + m.getName(),
+                m.getReturnType(), m.getGenericReturnType(), version, group, timeoutMillis, oneWay, serialization,
+                fixed);
+    }
+
+    /**
+     * A generic call of {@code servicePath} ({@code $invoke}, Dubbo's {@code GenericService}), answered with a value
+     * of any type within the allowlist; {@code async} for a caller that takes a {@code CompletableFuture}. Sends the
+     * {@code generic=true} attachment, as a Dubbo generic consumer does.
+     */
+    static MethodMeta generic(String servicePath, boolean async, String version, String group, long timeoutMillis,
+                              Serialization serialization, Map<String, Object> fixed) {
+        HashMap<String, Object> a = new HashMap<>(fixed);
+        a.putIfAbsent(DubboConstants.ATTACHMENT_GENERIC, "true");
+        int dot = servicePath.lastIndexOf('.');
+        return new MethodMeta(DubboMethod.of(servicePath, version, DubboConstants.GENERIC_METHOD,
+                DubboConstants.GENERIC_DESC), servicePath, servicePath.substring(dot + 1) + ".$invoke",
+                async ? CompletableFuture.class : Object.class, Object.class, version, group, timeoutMillis, false,
+                serialization, a);
+    }
+
+    private MethodMeta(DubboMethod method, String servicePath, String description, Class<?> returnClass,
+                       Type genericReturn, String version, String group, long timeoutMillis, boolean oneWay,
+                       Serialization serialization, Map<String, Object> fixed) {
+        this.method = method;
         this.group = group;
-        this.description = iface.getSimpleName() + "." + m.getName();
-        this.returnClass = m.getReturnType();
+        this.description = description;
+        this.returnClass = returnClass;
         this.async = CompletableFuture.class.isAssignableFrom(returnClass);
-        Type generic = m.getGenericReturnType();
+        Type generic = genericReturn;
         if (async) {
             generic = generic instanceof ParameterizedType
                     ? ((ParameterizedType) generic).getActualTypeArguments()[0] : Object.class;
@@ -44,8 +68,8 @@ final class MethodMeta {
         this.timeoutMillis = timeoutMillis;
         this.serialization = serialization.id();
         HashMap<String, Object> a = new HashMap<>();
-        a.put("path", iface.getName());
-        a.put("interface", iface.getName());
+        a.put("path", servicePath);
+        a.put("interface", servicePath);
         a.put("version", version == null ? DubboConstants.DEFAULT_SERVICE_VERSION : version);
         a.put("timeout", String.valueOf(timeoutMillis));
         if (group != null) {
@@ -55,6 +79,7 @@ final class MethodMeta {
         // Shared by every call, immutable, and encoded once: a call writes these bytes instead of ten strings.
         this.attachments = EncodedAttachments.of(a);
     }
+
 
     static Object defaultValue(Class<?> type) {
         if (!type.isPrimitive() || type == void.class) {

@@ -79,7 +79,8 @@ final class ProxyFactory {
         return iface.cast(proxy);
     }
 
-    private Object invoke(MethodMeta meta, Object[] args) throws Throwable {
+    /** Runs one call of {@code meta} on the calling thread: through the interceptors, sent, awaited (unless async). */
+    Object invoke(MethodMeta meta, Object[] args) throws Throwable {
         if (interceptors.length == 0) {
             return send(meta, args, null);
         }

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The transport half of a {@link SluiceServer}: takes each decoded request, answers heartbeats and broken requests,
  * refuses what it must not run (a serialization not accepted, the server closing, an unknown service or method, the
- * service pool full by count or by bytes), answers {@code $echo}, and hands the rest to the service executor, where
- * {@link ServiceInvoker} runs it. Closes connections idle for the idle timeout.
+ * service pool full by count or by bytes), answers {@code $echo}, finds the target of a generic call
+ * ({@link GenericCalls}), and hands the rest to the service executor, where {@link ServiceInvoker} runs it. Closes
+ * connections idle for the idle timeout.
  *
  * <p>Threads: every method runs on the connection's event loop and never blocks (with {@code directExecutor()} the
  * service method itself runs here too). Its counters are read by any thread ({@link SluiceServer#stats()}).
@@ -149,6 +150,19 @@ final class ServerHandler implements TransportHandler {
             replies.answer(connection, request, Replies.withAttachments(request, request.arguments()[0], null, null));
             return;
         }
+        GenericCalls.Target generic = null;
+        if (impl != null && method == null && GenericCalls.isGeneric(request)) {
+            // Dubbo's GenericService.$invoke: the target method is named by the arguments (GenericCalls).
+            generic = GenericCalls.target(request,
+                    resolver.serviceInterface(request.servicePath(), request.serviceVersion()));
+            if (generic.error != null) {
+                if (request.isTwoWay()) {
+                    replies.reply(connection, DubboResponse.replyError(request, generic.status, generic.error));
+                }
+                return;
+            }
+            method = generic.method;
+        }
         if (impl == null || method == null) {
             if (request.isTwoWay()) {
                 replies.reply(connection, DubboResponse.replyError(request, DubboConstants.STATUS_BAD_REQUEST,
@@ -188,7 +202,7 @@ final class ServerHandler implements TransportHandler {
             refuseClosing(connection, request);
             return;
         }
-        Call call = new Call(new Ticket(connection, request, bytes), impl, method);
+        Call call = new Call(new Ticket(connection, request, bytes), impl, method, generic);
         if (watchDiscards) {
             call.cleanable = Discards.CLEANER.register(call, call.ticket);
         }
@@ -302,13 +316,16 @@ final class ServerHandler implements TransportHandler {
         final Ticket ticket;
         final Object impl;
         final Method method;
+        /** The generic call this runs, or null for a typed one. */
+        final GenericCalls.Target generic;
         /** Set before {@code execute}, so the thread that runs the task sees it; null when not watched. */
         Cleaner.Cleanable cleanable;
 
-        Call(Ticket ticket, Object impl, Method method) {
+        Call(Ticket ticket, Object impl, Method method, GenericCalls.Target generic) {
             this.ticket = ticket;
             this.impl = impl;
             this.method = method;
+            this.generic = generic;
         }
 
         @Override
@@ -319,7 +336,7 @@ final class ServerHandler implements TransportHandler {
             }
             if (mine) {
                 queuedBytes.addAndGet(-ticket.bytes);
-                invoker.invoke(ticket.connection, ticket.request, impl, method);
+                invoker.invoke(ticket.connection, ticket.request, impl, method, generic);
             }
         }
     }

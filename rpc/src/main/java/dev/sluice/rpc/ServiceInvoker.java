@@ -2,6 +2,7 @@ package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.DubboRequest;
 import dev.sluice.codec.dubbo.DubboResponse;
+import dev.sluice.codec.dubbo.GenericException;
 import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.Connection;
 import java.lang.reflect.InvocationTargetException;
@@ -24,22 +25,43 @@ final class ServiceInvoker {
     private final Replies replies;
     private final InFlight calls;
 
-    ServiceInvoker(SluiceInterceptor[] interceptors, Replies replies, InFlight calls) {
+    private final GenericCalls genericCalls;
+
+    ServiceInvoker(SluiceInterceptor[] interceptors, Replies replies, InFlight calls, GenericCalls genericCalls) {
         this.interceptors = interceptors;
         this.replies = replies;
         this.calls = calls;
+        this.genericCalls = genericCalls;
     }
 
-    void invoke(Connection connection, DubboRequest request, Object impl, Method method) {
+    /**
+     * Runs {@code method} for {@code request}; for a generic call ({@code generic} not null) with its arguments
+     * converted from the generic form, its value converted to it and its exception answered as Dubbo's
+     * {@link GenericException}. A generic argument that cannot be converted is answered with status 40 and the
+     * method does not run.
+     */
+    void invoke(Connection connection, DubboRequest request, Object impl, Method method,
+                GenericCalls.Target generic) {
         SluiceContext ctx = SluiceContext.current();
         Invocation inv = null;
         boolean async = false;
         try {
+            Object[] args = request.arguments();
+            if (generic != null) {
+                try {
+                    args = genericCalls.arguments(method, request);
+                } catch (RuntimeException e) { // ClassNotAllowedException, IllegalArgumentException
+                    replies.answer(connection, request, DubboResponse.replyError(request,
+                            DubboConstants.STATUS_BAD_REQUEST, "Fail to convert the arguments of generic call "
+                                    + request.servicePath() + "." + method.getName() + " due to: " + e.getMessage()));
+                    return;
+                }
+            }
             if (interceptors.length == 0) {
                 ctx.setIncoming(request.attachments());
             } else {
                 inv = new Invocation(Invocation.Side.SERVER, request.servicePath(), request.serviceVersion(),
-                        request.group(), request.methodName(), request.arguments(),
+                        request.group(), method.getName(), args,
                         new HashMap<>(request.attachments()), !request.isTwoWay(),
                         CompletionStage.class.isAssignableFrom(method.getReturnType()));
                 ctx.setIncoming(inv.attachments());
@@ -51,7 +73,7 @@ final class ServiceInvoker {
                     return;
                 }
             }
-            Object result = method.invoke(impl, request.arguments());
+            Object result = method.invoke(impl, args);
             Map<String, Object> extra = ctx.takeResponseAttachments();
             if (result instanceof CompletionStage && CompletionStage.class.isAssignableFrom(method.getReturnType())) {
                 async = true;
@@ -61,9 +83,11 @@ final class ServiceInvoker {
                         if (error != null) {
                             Throwable cause = error instanceof java.util.concurrent.CompletionException
                                     && error.getCause() != null ? error.getCause() : error;
-                            replies.answer(connection, request, outcome(stageInv, request, null, cause, extra));
+                            replies.answer(connection, request, outcome(stageInv, request, null, cause, extra,
+                                    generic));
                         } else {
-                            replies.answer(connection, request, outcome(stageInv, request, value, null, extra));
+                            replies.answer(connection, request, outcome(stageInv, request, value, null, extra,
+                                    generic));
                         }
                     } finally {
                         calls.finished();
@@ -71,10 +95,10 @@ final class ServiceInvoker {
                 });
                 return;
             }
-            replies.answer(connection, request, outcome(inv, request, result, null, extra));
+            replies.answer(connection, request, outcome(inv, request, result, null, extra, generic));
         } catch (InvocationTargetException e) {
             replies.answer(connection, request,
-                    outcome(inv, request, null, e.getCause(), ctx.takeResponseAttachments()));
+                    outcome(inv, request, null, e.getCause(), ctx.takeResponseAttachments(), generic));
         } catch (Throwable t) {
             String text = "Failed to invoke " + method + ": " + t;
             if (inv != null) {
@@ -100,7 +124,7 @@ final class ServiceInvoker {
      * that threw in {@code onComplete} turns it into a {@code SERVICE_ERROR} naming it.
      */
     private DubboResponse outcome(Invocation inv, DubboRequest request, Object value, Throwable error,
-                                  Map<String, Object> extra) {
+                                  Map<String, Object> extra, GenericCalls.Target generic) {
         if (inv != null) {
             InterceptorException failure = Interceptors.after(interceptors, inv, new Outcome(
                     error == null ? Outcome.Kind.SUCCESS : Outcome.Kind.APPLICATION_EXCEPTION, value, error,
@@ -108,6 +132,21 @@ final class ServiceInvoker {
             if (failure != null) {
                 return DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR, failure.getMessage()
                         + ". The call was executed.");
+            }
+        }
+        if (generic != null) {
+            if (error != null) {
+                // As Dubbo's GenericFilter: a GenericException the service threw itself goes out as it is.
+                GenericException g = error instanceof GenericException ? (GenericException) error
+                        : GenericException.of(error);
+                return Replies.withAttachments(request, null, g, extra);
+            }
+            try {
+                value = GenericCalls.result(generic, value);
+            } catch (IllegalArgumentException e) {
+                return DubboResponse.replyError(request, DubboConstants.STATUS_SERVICE_ERROR, "The result of generic"
+                        + " call " + request.servicePath() + "." + generic.method.getName() + " cannot be converted"
+                        + " to the generic form: " + e.getMessage() + ". The call was executed.");
             }
         }
         return Replies.withAttachments(request, value, error, extra);

@@ -104,6 +104,15 @@ public final class SluiceClient implements AutoCloseable {
         return new Reference<>(iface);
     }
 
+    /**
+     * A generic reference to {@code serviceName} (the interface's fully qualified name, as the provider exports it):
+     * calls without the interface on the class path, as Dubbo's {@code GenericService}. Configure it, then take its
+     * {@link GenericReference#service()}.
+     */
+    public GenericReference generic(String serviceName) {
+        return new GenericReference(serviceName);
+    }
+
     /** True while connected to the provider. */
     public boolean isConnected() {
         return transport.isConnected();
@@ -189,6 +198,92 @@ public final class SluiceClient implements AutoCloseable {
 
         public T proxy() {
             return proxies.proxy(iface, version, group, timeout, serialization, oneWay, fixedAttachments);
+        }
+    }
+
+    /**
+     * Builds a {@link GenericService}: version, group, timeout, serialization and fixed attachments, as
+     * {@link Reference}. Not thread-safe; the service it makes is.
+     */
+    public final class GenericReference {
+        private final String serviceName;
+        private String version;
+        private String group;
+        private Duration timeout = defaultTimeout;
+        private Serialization serialization = defaultSerialization;
+        private final Map<String, Object> fixedAttachments = new HashMap<>();
+
+        private GenericReference(String serviceName) {
+            if (serviceName == null || serviceName.isEmpty()) {
+                throw new IllegalArgumentException("a generic reference needs the service name, got '" + serviceName
+                        + "'");
+            }
+            this.serviceName = serviceName;
+        }
+
+        public GenericReference version(String version) {
+            this.version = version;
+            return this;
+        }
+
+        public GenericReference group(String group) {
+            this.group = group;
+            return this;
+        }
+
+        /** Per-call timeout (default: the client's). */
+        public GenericReference timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** The body serialization of the calls (default: the client's). */
+        public GenericReference serialization(Serialization serialization) {
+            this.serialization = Objects.requireNonNull(serialization, "serialization");
+            return this;
+        }
+
+        /** An attachment sent with every call; {@code "generic"} defaults to {@code "true"}, Dubbo's default mode. */
+        public GenericReference attachment(String key, Object value) {
+            fixedAttachments.put(key, value);
+            return this;
+        }
+
+        public GenericService service() {
+            MethodMeta sync = MethodMeta.generic(serviceName, false, version, group, timeout.toMillis(),
+                    serialization, fixedAttachments);
+            MethodMeta async = MethodMeta.generic(serviceName, true, version, group, timeout.toMillis(),
+                    serialization, fixedAttachments);
+            String name = "SluiceGenericService[" + serviceName + (version == null ? "" : ":" + version)
+                    + (group == null ? "" : ", group " + group) + " -> " + transport.remoteAddress() + "]";
+            return new GenericService() {
+                @Override
+                public Object invoke(String method, String[] parameterTypes, Object[] args) {
+                    try {
+                        return proxies.invoke(sync, new Object[] {method, parameterTypes, args});
+                    } catch (RuntimeException | Error e) {
+                        throw e;
+                    } catch (Throwable t) { // a checked exception: only a provider outside Dubbo's rules sends one
+                        throw new RpcException(0, sync.description + " " + method + " failed: " + t, false, t);
+                    }
+                }
+
+                @Override
+                @SuppressWarnings("unchecked")
+                public CompletableFuture<Object> invokeAsync(String method, String[] parameterTypes, Object[] args) {
+                    try {
+                        return (CompletableFuture<Object>) proxies.invoke(async,
+                                new Object[] {method, parameterTypes, args});
+                    } catch (Throwable t) { // NOPMD: refused before sending: the future carries it
+                        return CompletableFuture.failedFuture(t);
+                    }
+                }
+
+                @Override
+                public String toString() {
+                    return name;
+                }
+            };
         }
     }
 

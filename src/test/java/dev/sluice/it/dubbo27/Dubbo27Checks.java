@@ -1,5 +1,6 @@
 package dev.sluice.it.dubbo27;
 
+import dev.sluice.it.generic.GenericCases;
 import dev.sluice.it.rpc.model.TypesChecks;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,6 +34,8 @@ final class Dubbo27Checks {
     static final String ONE_WAY = "one-way.sent";
     static final String VERSION_GROUP = "version-group.routing";
     static final String VERSION_UNKNOWN = "version-group.unknown";
+    /** Prefix of the generic-call cases ({@code GenericCases.CASES}), called with {@code generic=true} in hessian2. */
+    static final String GENERIC = "generic.hessian2";
     static final String USERS_EXIST = "users.existUser";
     static final String USERS_CREATE = "users.createUser";
     static final String USERS_GET = "users.getUser";
@@ -49,6 +52,7 @@ final class Dubbo27Checks {
     static final String HOST_ONE_WAY_RAN = "host.one-way-ran";
     static final String HOST_CLOSE_FINISHED = "host.readonly-close-finished";
     static final String HOST_CONSUMER_EXIT = "host.consumer-exit";
+    static final String HOST_GADGET_NEVER_LOADED = "host.generic-gadget-never-loaded";
 
     /**
      * Checks known not to work on Dubbo 2.7.23 for a reason outside Sluice, with the reason: name (as the consumer
@@ -81,7 +85,11 @@ final class Dubbo27Checks {
         }
         names.addAll(List.of(ATTACHMENTS_TO_PROVIDER, ATTACHMENTS_FROM_PROVIDER, ATTACHMENTS_DUBBO_BUILTIN,
                 ATTACHMENTS_PER_CALL, ATTACHMENTS_VALUES, PAYLOAD_LARGE, PAYLOAD_MANY, ECHO_SERVICE, ONE_WAY,
-                VERSION_GROUP, VERSION_UNKNOWN, USERS_EXIST, USERS_CREATE, USERS_GET, USERS_LIST, USERS_LOAD,
+                VERSION_GROUP, VERSION_UNKNOWN));
+        for (String check : GenericCases.CASES) {
+            names.add(GENERIC + "." + check);
+        }
+        names.addAll(List.of(USERS_EXIST, USERS_CREATE, USERS_GET, USERS_LIST, USERS_LOAD,
                 READONLY_UNAVAILABLE, READONLY_NEW_CALL, READONLY_IN_FLIGHT, CONSUMER_LEAK_GATE));
         return Collections.unmodifiableList(names);
     }
@@ -91,7 +99,7 @@ final class Dubbo27Checks {
         for (String check : CONSUMER_CHECKS) {
             names.add(CONSUMER + check);
         }
-        names.addAll(List.of(HOST_ONE_WAY_RAN, HOST_CLOSE_FINISHED, HOST_CONSUMER_EXIT));
+        names.addAll(List.of(HOST_ONE_WAY_RAN, HOST_CLOSE_FINISHED, HOST_CONSUMER_EXIT, HOST_GADGET_NEVER_LOADED));
         return Collections.unmodifiableList(names);
     }
 }

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Issue 9, item 3: a real Dubbo 2.7.23 consumer, left at its defaults (so hessian2), calls a {@code SluiceServer}.
  * Every value kind of the type suite ({@code TypesChecks}), attachments both ways, versions and groups, large payloads,
- * one-way, {@code $echo}, dubbo-benchmark's UserService, and the readonly event of a graceful close.
+ * one-way, {@code $echo}, dubbo-benchmark's UserService, generic calls ({@code GenericService.$invoke},
+ * {@code generic=true}; issue 34's cases, {@code GenericCases}), and the readonly event of a graceful close.
  *
  * <p>Two JVMs in one private network namespace: {@link Dubbo27HostScenario} (test classpath: Sluice, Netty 4.2) runs
  * the servers and starts {@link Dubbo27ConsumerScenario} on Dubbo 2.7.23's own runtime classpath (Netty 4.1; module
@@ -55,6 +56,8 @@ class Dubbo27ConsumerInteropTest {
             "dev/sluice/it/rpc/model/Color",
             "dev/sluice/it/rpc/model/InsufficientFundsException",
             "dev/sluice/it/rpc/model/UserServiceAnswers",
+            "dev/sluice/it/generic/GenericCases",
+            "dev/sluice/codec/dubbo/model/GenericTarget",
             "org/apache/dubbo/benchmark/service/UserService",
             "org/apache/dubbo/benchmark/service/UserServiceServerImpl",
             "org/apache/dubbo/benchmark/bean/User",

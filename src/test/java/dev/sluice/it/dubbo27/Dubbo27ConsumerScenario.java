@@ -2,6 +2,7 @@ package dev.sluice.it.dubbo27;
 
 import static dev.sluice.it.dubbo27.Dubbo27Checks.CONTROL;
 
+import dev.sluice.it.generic.GenericCases;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.Item;
 import dev.sluice.it.rpc.model.TypesChecks;
@@ -35,6 +36,7 @@ import org.apache.dubbo.rpc.Invoker;
 import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.apache.dubbo.rpc.service.EchoService;
+import org.apache.dubbo.rpc.service.GenericService;
 
 /**
  * The Dubbo 2.7.23 consumer of {@link Dubbo27ConsumerInteropTest}. Runs in a JVM started by
@@ -149,8 +151,19 @@ public final class Dubbo27ConsumerScenario {
                             + e.getMessage());
                 }
             });
+            ReferenceConfig<GenericService> genericRef = GenericCases.reference(url(host, mainPort), null, null);
+            ReferenceConfig<GenericService> genericV2Ref = GenericCases.reference(url(host, mainPort), "2.0", "g");
+            for (ReferenceConfig<GenericService> r : List.of(genericRef, genericV2Ref)) {
+                r.setApplication(app);
+                r.setRegistry(noRegistry);
+            }
+            GenericService generic = genericRef.get();
+            GenericService genericV2 = genericV2Ref.get();
+            GenericCases.run(Dubbo27Checks.GENERIC, generic::$invoke, genericV2::$invoke, generic::$invokeAsync);
             users(usersRef.get());
             readonly(closingRef);
+            genericRef.destroy();
+            genericV2Ref.destroy();
 
             typesRef.destroy();
             attachmentsRef.destroy();

@@ -1,5 +1,9 @@
 package dev.sluice.it.dubbo27;
 
+import dev.sluice.codec.dubbo.gadget.StaticInitGadget;
+import dev.sluice.codec.dubbo.model.GenericTarget;
+import dev.sluice.codec.dubbo.model.GenericTargetImpl;
+import dev.sluice.it.generic.GenericCases;
 import dev.sluice.it.harness.IsolatedJvm;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.SluiceAttachments;
@@ -36,8 +40,9 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  * 4.2 apart.
  *
  * <p>Servers: the main one answers only hessian2 (so every answer the consumer checks was to a hessian2 request) with
- * TypesService unversioned, 1.0, and 2.0 in group {@code a}, and dubbo-benchmark's UserService; the closing one, at
- * Sluice's defaults (hessian2 and fastjson2), is closed gracefully while four calls are in flight, when the consumer
+ * TypesService unversioned, 1.0, and 2.0 in group {@code a}, dubbo-benchmark's UserService, and GenericTarget (the
+ * target of the consumer's generic calls) unversioned and 2.0 in group {@code g}; the closing one, at Sluice's
+ * defaults (hessian2 and fastjson2), is closed gracefully while four calls are in flight, when the consumer
  * asks for it. Its readonly event must reach the 2.7 consumer in hessian2, the serialization that connection used.
  * A fifth call, one-way ({@code fire("hold")}), is held until the consumer has read the four answers: the server closes
  * the connection as soon as its last call has finished, and Dubbo 2.7.23 fails a call whose response it has read but
@@ -84,6 +89,9 @@ public final class Dubbo27HostScenario {
                     .register(TypesService.class, prefixed("v1:"), "1.0", null)
                     .register(TypesService.class, prefixed("v2a:"), "2.0", "a")
                     .register(org.apache.dubbo.benchmark.service.UserService.class, new UserServiceServerImpl())
+                    .register(GenericTarget.class, new GenericTargetImpl(""))
+                    .register(GenericTarget.class, new GenericTargetImpl("v2/g "), "2.0", "g")
+                    .allowClasses(GenericTarget.Circle.class.getName())
                     .start();
             SluiceServer closing = SluiceServer.builder().port(0).register(TypesService.class, gated).start();
             Scenario.ok(Dubbo27Checks.HOST_START, "port", server.port(), "closingPort", closing.port(),
@@ -156,6 +164,8 @@ public final class Dubbo27HostScenario {
                     Scenario.fail(Dubbo27Checks.HOST_CLOSE_FINISHED, "graceful close did not finish: " + e);
                 }
             }
+            Scenario.check(Dubbo27Checks.HOST_GADGET_NEVER_LOADED, System.getProperty(StaticInitGadget.TRACE) == null,
+                    "the server initialized " + GenericCases.GADGET + ", named by the consumer's refused-class case");
             server.close();
             Scenario.ok("host.stop", "ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
         });

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.ProtocolConfig;
@@ -85,6 +86,25 @@ public final class DubboPeers {
         protocol.setSerialization("fastjson2");
         protocol.setServer("netty4");
         return protocol;
+    }
+
+    /**
+     * Two protocols {@code dubbo} on two free ports, for a provider that exports in both serializations: first
+     * {@link #dubboProtocol} (fastjson2, id {@code dubbo-fastjson2}), then one left at Dubbo 3.3's default
+     * serialization, hessian2 (Netty 4 server, id {@code dubbo-hessian2}).
+     */
+    public static List<ProtocolConfig> fastjson2AndHessian2() {
+        int fastjson2Port = freePort();
+        int hessian2Port = freePort();
+        while (hessian2Port == fastjson2Port) {
+            hessian2Port = freePort();
+        }
+        ProtocolConfig fastjson2 = dubboProtocol(fastjson2Port);
+        fastjson2.setId("dubbo-fastjson2");
+        ProtocolConfig hessian2 = new ProtocolConfig("dubbo", hessian2Port); // Dubbo 3.3's defaults: hessian2
+        hessian2.setServer("netty4");
+        hessian2.setId("dubbo-hessian2");
+        return List.of(fastjson2, hessian2);
     }
 
     public static <T> ServiceConfig<T> service(Class<T> type, T impl) {

@@ -124,16 +124,11 @@ public final class UntypedValuesScenario {
             DubboPeers.quietDefaults();
             String host = Scenario.testAddress();
             long t0 = System.nanoTime();
-            int fastjson2Port = DubboPeers.freePort();
-            int hessian2Port = DubboPeers.freePort();
-            while (hessian2Port == fastjson2Port) {
-                hessian2Port = DubboPeers.freePort();
-            }
-            ProtocolConfig fastjson2 = DubboPeers.dubboProtocol(fastjson2Port);
-            fastjson2.setId("dubbo-fastjson2");
-            ProtocolConfig hessian2 = new ProtocolConfig("dubbo", hessian2Port); // Dubbo 3.3's defaults: hessian2
-            hessian2.setServer("netty4");
-            hessian2.setId("dubbo-hessian2");
+            List<ProtocolConfig> protocols = DubboPeers.fastjson2AndHessian2();
+            ProtocolConfig fastjson2 = protocols.get(0);
+            ProtocolConfig hessian2 = protocols.get(1);
+            int fastjson2Port = fastjson2.getPort();
+            int hessian2Port = hessian2.getPort();
             Provider provider = new Provider();
             ServiceConfig<UntypedValuesService> service = DubboPeers.service(UntypedValuesService.class, provider);
             service.setProtocols(List.of(fastjson2, hessian2));

@@ -161,6 +161,12 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
         for (String name : new String[] {FASTJSON2_JSON_ARRAY, "JSONArray"}) {
             substitute(name, ArrayList.class);
         }
+        // Dubbo's GenericException (and the subclass a 3.3 provider may send) read as Sluice's own, which has the same
+        // fields: a generic caller needs no Dubbo class, and these names are never looked up.
+        for (String name : new String[] {GenericException.DUBBO_NAME, GenericException.DUBBO2_NAME}) {
+            substitute(name, GenericException.class);
+        }
+        accepted.add(GenericException.class);
         for (Class<?> p : new Class<?>[] {boolean.class, byte.class, short.class, char.class, int.class,
                 long.class, float.class, double.class}) {
             // Arrays of primitives and of the boxed/JDK types resolve through the array rules.
@@ -254,6 +260,15 @@ public final class ClassAllowlist implements JSONReader.AutoTypeBeforeHandler {
      */
     Class<?> resolveAllowed(String typeName) {
         return resolve(typeName, 0);
+    }
+
+    /**
+     * The class a peer's name stands for, when this allowlist accepts it, else {@code null}; the same decision as a
+     * typed value on the wire, so a refused name is never looked up. Generic calls use it for the classes named by
+     * {@code "class"} entries of their arguments.
+     */
+    public Class<?> allowedClass(String typeName) {
+        return typeName == null ? null : resolve(typeName, 0);
     }
 
     /** Whether instances of exactly this class are accepted. */

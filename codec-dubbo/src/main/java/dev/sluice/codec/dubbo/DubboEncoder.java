@@ -60,6 +60,14 @@ public final class DubboEncoder implements FrameEncoder {
             item(JSONB.toBytes(new HashMap<>(DubboResponse.DEFAULT_ATTACHMENTS), WRITER_FEATURES));
     private static final int MAX_ERROR_TEXT = 8192;
 
+    static {
+        // A generic call's failure travels under Dubbo's class name (GenericExceptionWire), in every writer context.
+        JSONFactory.getDefaultObjectWriterProvider().register(GenericException.class, GenericExceptionWire.INSTANCE,
+                true);
+        JSONFactory.getDefaultObjectWriterProvider().register(GenericException.class, GenericExceptionWire.INSTANCE,
+                false);
+    }
+
     private final int payloadLimit;
 
     /** @param payloadLimit the largest body in bytes, ≤ 0 for no limit; Dubbo's default is 8 MiB */

@@ -4,6 +4,7 @@ import com.alibaba.com.caucho.hessian.io.Deserializer;
 import com.alibaba.com.caucho.hessian.io.Hessian2Input;
 import com.alibaba.com.caucho.hessian.io.Hessian2Output;
 import com.alibaba.com.caucho.hessian.io.HessianProtocolException;
+import com.alibaba.com.caucho.hessian.io.Serializer;
 import com.alibaba.com.caucho.hessian.io.SerializerFactory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
@@ -48,8 +49,23 @@ final class Hessian2Values {
     /** Deepest array type name accepted, as {@link ClassAllowlist} does for fastjson2. */
     private static final int MAX_ARRAY_DIMENSIONS = 8;
     private static final String TOO_DEEP_ARRAY = "[".repeat(MAX_ARRAY_DIMENSIONS + 1);
-    /** The writer's own factory: writing names no class from the wire, so it needs no allowlist. */
-    private static final SerializerFactory WRITE_FACTORY = new SerializerFactory();
+    /**
+     * The writer's own factory: writing names no class from the wire, so it needs no allowlist. It writes a
+     * {@link GenericException} under Dubbo's name ({@link GenericExceptionWire}).
+     */
+    private static final SerializerFactory WRITE_FACTORY = new SerializerFactory() {
+        @Override
+        public Serializer getObjectSerializer(Class<?> cl) throws HessianProtocolException {
+            return GenericException.class.isAssignableFrom(cl) ? GenericExceptionWire.INSTANCE
+                    : super.getObjectSerializer(cl);
+        }
+
+        @Override
+        public Serializer getSerializer(Class cl) throws HessianProtocolException {
+            return GenericException.class.isAssignableFrom(cl) ? GenericExceptionWire.INSTANCE
+                    : super.getSerializer(cl);
+        }
+    };
     private static final ThreadLocal<Hessian2Output> OUTPUT = ThreadLocal.withInitial(() -> {
         Hessian2Output out = new Hessian2Output(null);
         out.setSerializerFactory(WRITE_FACTORY);

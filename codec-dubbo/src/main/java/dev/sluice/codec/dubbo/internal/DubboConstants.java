@@ -61,6 +61,14 @@ public final class DubboConstants {
     public static final String ECHO_METHOD = "$echo";
     /** Parameter descriptor of {@link #ECHO_METHOD}: one {@code Object}. */
     public static final String ECHO_DESC = "Ljava/lang/Object;";
+    /** Method name of Dubbo's generic call ({@code GenericService.$invoke}): a method named by its arguments. */
+    public static final String GENERIC_METHOD = "$invoke";
+    /** The asynchronous variant of {@link #GENERIC_METHOD}; the same request on the wire. */
+    public static final String GENERIC_ASYNC_METHOD = "$invokeAsync";
+    /** Parameter descriptor of the generic methods: method name, parameter type names, arguments. */
+    public static final String GENERIC_DESC = "Ljava/lang/String;[Ljava/lang/String;[Ljava/lang/Object;";
+    /** The attachment naming a generic call's mode ({@code "true"}: POJOs as maps). */
+    public static final String ATTACHMENT_GENERIC = "generic";
     /** Event data of the readonly event a server sends on graceful shutdown. */
     public static final String READONLY_EVENT = "R";
     /** Event data of the writeable event that cancels a readonly one. */

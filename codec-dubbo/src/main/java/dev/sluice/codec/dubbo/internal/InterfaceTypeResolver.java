@@ -17,11 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * lock-free. {@link #returnType} always answers {@code null}.
  *
  * <p>Each registered service also resolves Dubbo's built-in {@code $echo(Object)} ({@link DubboConstants#ECHO_METHOD}),
- * which has no Java method: {@link #method} answers {@code null} for it and the server echoes the argument.
+ * which has no Java method: {@link #method} answers {@code null} for it and the server echoes the argument; so are
+ * Dubbo's generic calls {@code $invoke} and {@code $invokeAsync} ({@link DubboConstants#GENERIC_DESC}), whose
+ * arguments are read untyped, within the allowlist, and converted by the server.
  */
 public final class InterfaceTypeResolver implements DubboTypeResolver {
     private final ClassAllowlist allowlist;
     private final Map<String, Exported> methods = new ConcurrentHashMap<>();
+    private final Map<String, Class<?>> interfaces = new ConcurrentHashMap<>();
 
     private static final class Exported {
         final Method method;
@@ -38,6 +41,9 @@ public final class InterfaceTypeResolver implements DubboTypeResolver {
     }
 
     private static final Exported ECHO = new Exported(null, new Type[] {Object.class});
+    /** {@code $invoke}/{@code $invokeAsync}: method name, parameter type names, arguments (read untyped). */
+    private static final Exported GENERIC = new Exported(null, new Type[] {String.class, String[].class,
+        Object[].class});
 
     public InterfaceTypeResolver(ClassAllowlist allowlist) {
         this.allowlist = allowlist;
@@ -54,8 +60,13 @@ public final class InterfaceTypeResolver implements DubboTypeResolver {
             throw new IllegalArgumentException(serviceInterface + " is not an interface");
         }
         allowlist.register(serviceInterface);
+        interfaces.put(key(servicePath, serviceVersion, "", ""), serviceInterface);
         // Before the interface's methods, so an interface declaring its own $echo(Object) wins.
         methods.put(key(servicePath, serviceVersion, DubboConstants.ECHO_METHOD, DubboConstants.ECHO_DESC), ECHO);
+        methods.put(key(servicePath, serviceVersion, DubboConstants.GENERIC_METHOD, DubboConstants.GENERIC_DESC),
+                GENERIC);
+        methods.put(key(servicePath, serviceVersion, DubboConstants.GENERIC_ASYNC_METHOD,
+                DubboConstants.GENERIC_DESC), GENERIC);
         for (Method m : serviceInterface.getMethods()) {
             if (m.getDeclaringClass() == Object.class || Modifier.isStatic(m.getModifiers())) {
                 continue;
@@ -65,10 +76,18 @@ public final class InterfaceTypeResolver implements DubboTypeResolver {
         return this;
     }
 
-    /** The exported method for a request's target, or {@code null} (also for the built-in {@code $echo}). */
+    /**
+     * The exported method for a request's target, or {@code null} (also for the built-in {@code $echo} and the
+     * generic calls).
+     */
     public Method method(String servicePath, String serviceVersion, String methodName, String parameterTypesDesc) {
         Exported e = methods.get(key(servicePath, serviceVersion, methodName, parameterTypesDesc));
         return e == null ? null : e.method;
+    }
+
+    /** The interface exported under this path and version, or {@code null}: what a generic call may call. */
+    public Class<?> serviceInterface(String servicePath, String serviceVersion) {
+        return interfaces.get(key(servicePath, serviceVersion, "", ""));
     }
 
     @Override
