@@ -1,7 +1,7 @@
 package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
-import dev.sluice.codec.dubbo.DubboConstants;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.codec.dubbo.DubboRequest;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

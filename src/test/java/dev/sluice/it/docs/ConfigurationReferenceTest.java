@@ -67,6 +67,7 @@ class ConfigurationReferenceTest {
         TYPES.put("SluiceServer.Builder", SluiceServer.Builder.class);
         TYPES.put("SluiceClient.Builder", SluiceClient.Builder.class);
         TYPES.put("SluiceClient.Reference", SluiceClient.Reference.class);
+        TYPES.put("SluiceClient.GenericReference", SluiceClient.GenericReference.class);
         TYPES.put("EndpointBuilder", EndpointBuilder.class);
         TYPES.put("TransportBuilder", TransportBuilder.class);
         TYPES.put("TransportOptions.Builder", TransportOptions.Builder.class);
