@@ -459,9 +459,10 @@ final class WriteQueue {
 
     /** Writes one bounded chunk as one write and one flush. */
     private void drainOneChunk() {
-        ByteBuf[] bufs = null;
-        long[] charges = null;
-        WriteListener[] listeners = null;
+        // The chunk's frames: the first in a local, an array only from the second on (a chunk of one, the usual
+        // drain of a lightly loaded connection, allocates nothing here).
+        Item first = null;
+        Item[] items = null;
         int count = 0;
         long bytes = 0;
         boolean wroteAny = false;
@@ -481,12 +482,11 @@ final class WriteQueue {
             if (item.command != null) {
                 // Keep order: write what we have first, then run the command.
                 if (count > 0) {
-                    writeBatch(bufs, charges, listeners, count);
+                    writeBatch(first, items, count);
                     wroteAny = true;
                     count = 0;
-                    bufs = null;
-                    charges = null;
-                    listeners = null;
+                    first = null;
+                    items = null;
                 }
                 if (wroteAny || flushScheduled) {
                     channel.flush(); // a command (close) must not overtake writes that are not flushed yet
@@ -508,20 +508,17 @@ final class WriteQueue {
                 buf.release(); // withdrawn by its caller: never written
                 continue;
             }
-            if (bufs == null) {
-                int cap = Math.min(maxMessages, Math.max(4, queue.size() + 1));
-                bufs = new ByteBuf[cap];
-                charges = new long[cap];
-                listeners = new WriteListener[cap];
-            } else if (count == bufs.length) {
-                int cap = Math.min(maxMessages, bufs.length * 2);
-                bufs = java.util.Arrays.copyOf(bufs, cap);
-                charges = java.util.Arrays.copyOf(charges, cap);
-                listeners = java.util.Arrays.copyOf(listeners, cap);
+            if (count == 0) {
+                first = item;
+            } else {
+                if (items == null) {
+                    items = new Item[Math.min(maxMessages, Math.max(4, queue.size() + 2))];
+                    items[0] = first;
+                } else if (count == items.length) {
+                    items = java.util.Arrays.copyOf(items, Math.min(maxMessages, items.length * 2));
+                }
+                items[count] = item;
             }
-            bufs[count] = buf;
-            charges[count] = item.charge;
-            listeners[count] = item.listener;
             if (chunkMessages++ == 0) {
                 oldestEnqueued = item.enqueuedNanos;
             }
@@ -537,7 +534,7 @@ final class WriteQueue {
             bytes += item.size;
         }
         if (count > 0) {
-            writeBatch(bufs, charges, listeners, count);
+            writeBatch(first, items, count);
             wroteAny = true;
         }
         // Counted before the flush: once flushed, the peer may answer (and a test or a dashboard read the meters)
@@ -562,19 +559,29 @@ final class WriteQueue {
         }
     }
 
-    private void writeBatch(ByteBuf[] bufs, long[] charges, WriteListener[] listeners, int count) {
-        if (count == 1 || gather) {
+    /** Writes a chunk's {@code count} frames: {@code first}, and when there are more, {@code items[0, count)}. */
+    private void writeBatch(Item first, Item[] items, int count) {
+        if (count == 1) {
+            writeOne(first.frame, first.charge, first.listener);
+            return;
+        }
+        if (gather) {
             for (int i = 0; i < count; i++) {
-                writeOne(bufs[i], charges[i], listeners[i]);
+                writeOne(items[i].frame, items[i].charge, items[i].listener);
             }
             return;
         }
+        ByteBuf[] bufs = new ByteBuf[count];
+        WriteListener[] listeners = new WriteListener[count];
         long charged = 0;
         for (int i = 0; i < count; i++) {
-            charged += charges[i];
+            Item item = items[i];
+            bufs[i] = item.frame;
+            listeners[i] = item.listener;
+            charged += item.charge;
         }
         CompositeByteBuf batch = channel.alloc().compositeDirectBuffer(count);
-        batch.addComponents(true, java.util.Arrays.asList(bufs).subList(0, count));
+        batch.addComponents(true, bufs);
         ChannelFuture f = channel.write(batch);
         f.addListener(new BatchCompletion(listeners, count, charged));
     }

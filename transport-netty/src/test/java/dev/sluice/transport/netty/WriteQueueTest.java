@@ -379,6 +379,58 @@ class WriteQueueTest {
         }
     }
 
+    /**
+     * A connection with one call in flight at a time drains one frame per chunk, on both sides of every call. Such a
+     * chunk must not pay for batch arrays it does not need: the heap the event loop allocates per frame drained alone
+     * (the drain and the write down the pipeline, kept by the recorder before the socket; frames that no leak detector
+     * tracks) stays under a bound that a chunk's batch arrays (frames, charges, listeners: 112 bytes for a chunk of
+     * one) would exceed.
+     */
+    @Test
+    void aChunkOfOneFrameAllocatesNoBatchArraysOnTheLoop() throws Exception {
+        LocalPair p = open(TransportOptions.builder().drainChunk(128, 256 * 1024).pendingBytesCap(1L << 30).build());
+        p.recorder.hold = true;
+        long loopThread = p.group.next().submit(() -> Thread.currentThread().getId()).get(10, TimeUnit.SECONDS);
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int frames = 20_000;
+        try {
+            sendOneAtATime(p, 0, frames); // warm-up: compiled code from here on
+            long before = mx.getThreadAllocatedBytes(loopThread);
+            sendOneAtATime(p, frames, frames);
+            long perFrame = (mx.getThreadAllocatedBytes(loopThread) - before) / frames;
+            assertTrue(perFrame < LOOP_BYTES_PER_SINGLE_FRAME, "the event loop allocated " + perFrame
+                    + " bytes per frame drained alone, over the bound of " + LOOP_BYTES_PER_SINGLE_FRAME);
+        } finally {
+            p.group.next().submit(() -> { // the recorder's list is the loop's
+                for (Object[] h : p.recorder.held) {
+                    ReferenceCountUtil.release(h[0]);
+                    ((ChannelPromise) h[1]).setSuccess();
+                }
+                p.recorder.held.clear();
+            }).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** What the loop may allocate per frame drained alone: its path without batch arrays, plus room for noise. */
+    private static final long LOOP_BYTES_PER_SINGLE_FRAME = 200;
+
+    /**
+     * Enqueues {@code n} frames from this thread, each once the one before was written (the recorder holds it): chunks
+     * of one. The frames wrap arrays, which no leak detector tracks (it would allocate per access).
+     */
+    private static void sendOneAtATime(LocalPair p, int from, int n) {
+        for (int i = 0; i < n; i++) {
+            ByteBuf frame = io.netty.buffer.Unpooled.wrappedBuffer(new byte[16]);
+            p.queue().enqueue(frame, WriteListener.NONE);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (p.recorder.writes.get() < from + i + 1) {
+                assertTrue(System.nanoTime() < deadline, "frame " + (from + i) + " not written");
+                Thread.onSpinWait();
+            }
+        }
+    }
+
     /** An observer every one of whose methods throws: a metrics binding with a bug. */
     static final class ThrowingObserver implements TransportObserver {
         final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
