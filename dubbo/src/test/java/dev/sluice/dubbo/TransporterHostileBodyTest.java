@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.alibaba.com.caucho.hessian.io.Hessian2Output;
 import com.alibaba.fastjson2.JSONB;
 import dev.sluice.dubbo.TransporterFramingTest.Frame;
-import dev.sluice.dubbo.TransporterHostilePeerTest.LogLines;
+import dev.sluice.testing.LogLines;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

@@ -1,8 +1,8 @@
 package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
-import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.codec.dubbo.DubboRequest;
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;

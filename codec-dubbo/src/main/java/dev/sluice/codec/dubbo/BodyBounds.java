@@ -1,5 +1,6 @@
 package dev.sluice.codec.dubbo;
 
+import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.transport.Internal;
 import java.util.Objects;
 
