@@ -331,6 +331,10 @@ class ConfigurationReferenceTest {
         d.put("sluice.frame-timeout", ms(((Duration) callStatic(urlOptions(), "frameTimeout", url)).toMillis()));
         d.put("sluice.max-connections-per-address", String.valueOf(callStatic(urlOptions(),
                 "maxConnectionsPerAddress", url)));
+        Object bodyLimits = callStatic(urlOptions(), "bodyLimits", url);
+        d.put("sluice.body-check", String.valueOf(bodyLimits != null));
+        d.put("sluice.max-number-digits", String.valueOf(((DecodeLimits) bodyLimits).maxNumberDigits()));
+        d.put("sluice.max-decoded-elements", String.valueOf(((DecodeLimits) bodyLimits).maxDecodedElements()));
         d.put("sluice.tls.verify-hostname", String.valueOf(client.verifyHostname()));
         d.put("payload", urlBytes(client.payloadLimit()));
         d.put("heartbeat", ms(client.readerIdle().toMillis()));
