@@ -9,20 +9,20 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 /**
- * Flight recordings with the repository's {@code sluice.jfc}: the {@code --observe} option (every server and client
- * JVM records its {@code dev.sluice.*} events into the results directory, for the write-batch chart and for JDK
- * Mission Control) and the {@code sluice+jfr} target (the same events on, recorded to JFR's own repository, to
- * measure what they cost). Used by the Runner's thread only.
+ * Flight recordings with Sluice's {@code sluice.jfc} (shipped in sluice-transport-netty's jar): the {@code --observe}
+ * option (every server and client JVM records its {@code dev.sluice.*} events into the results directory, for the
+ * write-batch chart and for JDK Mission Control) and the {@code sluice+jfr} target (the same events on, recorded to
+ * JFR's own repository, to measure what they cost). Used by the Runner's thread only.
  */
 public final class Observe {
-    /** The repository's {@code sluice.jfc}, copied into the jar by the build. */
-    static final String JFC_RESOURCE = "sluice.jfc";
+    /** The {@code sluice.jfc} of sluice-transport-netty, which the benchmark jar includes. */
+    static final String JFC_RESOURCE = "/dev/sluice/transport/jfr/sluice.jfc";
     private static Path extracted;
 
     private Observe() {}
 
     /**
-     * The settings file as a file the JVMs can read: the jar's copy of the repository's {@code sluice.jfc}, written
+     * The settings file as a file the JVMs can read: the jar's {@code sluice.jfc}, written
      * once per JVM to a temporary file deleted at exit.
      */
     public static synchronized Path jfc() {

@@ -2,13 +2,16 @@ package dev.sluice.transport.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.transport.Connection;
 import dev.sluice.transport.TransportHandler;
 import dev.sluice.transport.TransportOptions;
 import io.netty.buffer.ByteBuf;
-import java.nio.file.Files;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,11 +30,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The transport's JFR events, recorded from real loopback traffic with the repository's {@code sluice.jfc} and read
- * back: batch sizes add up to the frames sent, bytes to the bytes sent, on both sides.
+ * The transport's JFR events, recorded from real loopback traffic with the {@code sluice.jfc} this module ships
+ * ({@code dev/sluice/transport/jfr/sluice.jfc} on the class path, in the jar) and read back: batch sizes add up to
+ * the frames sent, bytes to the bytes sent, on both sides.
  */
 @Timeout(60)
 class FlightRecorderEventsTest {
+    private static final String JFC = "/dev/sluice/transport/jfr/sluice.jfc";
     private static final int THREADS = 4;
     private static final int PER_THREAD = 500;
     private static final String PAYLOAD = "0123456789abcdef0123456789abcdef"; // 32 bytes, frame 36
@@ -41,8 +46,11 @@ class FlightRecorderEventsTest {
 
     @Test
     void writeBatchEventsAddUpToTheFramesAndBytesWrittenOnBothSides() throws Exception {
-        Path jfc = Path.of("..", "sluice.jfc");
-        assertTrue(Files.exists(jfc), "sluice.jfc is at the repository root");
+        Configuration settings;
+        try (InputStream in = FlightRecorderEventsTest.class.getResourceAsStream(JFC)) {
+            assertNotNull(in, JFC + " is on the class path (transport-netty's src/main/resources)");
+            settings = Configuration.create(new InputStreamReader(in, StandardCharsets.UTF_8));
+        }
         int total = THREADS * PER_THREAD;
         CountDownLatch echoed = new CountDownLatch(total);
         TransportHandler countEchoes = (c, m) -> {
@@ -51,7 +59,7 @@ class FlightRecorderEventsTest {
         };
         List<RecordedEvent> events;
         int serverPort;
-        try (Recording recording = new Recording(Configuration.create(jfc))) {
+        try (Recording recording = new Recording(settings)) {
             recording.start();
             try (NettyServerTransport server = NettyServerTransport.builder().port(0).codec(TestFrames.INSTANCE)
                     .handler(new TransportTest.EchoHandler()).bind();
