@@ -10,8 +10,8 @@ import java.lang.reflect.Type;
  * implementations must be fast and thread-safe.
  *
  * <p>The server side implements {@link #parameterTypes}, the client side {@link #returnType}; see
- * {@link InterfaceTypeResolver} for a ready implementation of the first, and {@link #forClient} to adapt a pending-call
- * table for the second.
+ * {@code dev.sluice.codec.dubbo.internal.InterfaceTypeResolver} for a ready implementation of the first, and
+ * {@link #forClient} to adapt a pending-call table for the second.
  */
 @Internal
 public interface DubboTypeResolver {
