@@ -37,7 +37,8 @@ import java.util.stream.Collectors;
  * invoker for its port): both providers on {@code netty4}; then one at a time stopped in order (Dubbo's graceful
  * stop: unregister, wait, close) and started again on its port with {@code server=sluice}; a hold with only Sluice
  * providers; then one at a time back to {@code netty4} (the rollback); a last hold. The providers register as
- * Dubbo 3.3.6 does plus whatever the Sluice jar on their class path adds.
+ * Dubbo 3.3.6 does plus whatever the Sluice jar on their class path adds. Every JVM uses the service discovery
+ * {@link ClusterDubbo#DISCOVERY_PROPERTY} names (interface-level unless set), which this JVM hands down.
  *
  * <p>Prints {@code RESULT name=consumer-<name>} per consumer (its own counts: sent, succeeded, failed, lost, which
  * client transports ran, and how many calls succeeded while only Sluice providers ran) and {@code RESULT
@@ -117,7 +118,8 @@ public final class ClusterMixedFleetScenario {
                 p.awaitExit(Duration.ofSeconds(60)).assertPassed("provider-start", "provider-stop",
                         Scenario.LEAK_GATE);
             }
-            Scenario.ok("fleet", "ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+            Scenario.ok("fleet", "discovery", ClusterDubbo.discovery(), "ms",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             System.out.println("events:\n" + String.join("\n", events));
         } finally {
             for (Consumer c : consumers) {
@@ -248,6 +250,7 @@ public final class ClusterMixedFleetScenario {
             jvm.name("fleet-consumer-" + name)
                     .network(IsolatedJvm.Network.HOST)
                     .systemProperty(IsolatedJvm.ADDRESS_PROPERTY, Scenario.testAddress())
+                    .systemProperty(ClusterDubbo.DISCOVERY_PROPERTY, ClusterDubbo.discovery())
                     .jvmFlags("-Xmx256m")
                     .timeout(CONSUMER_LIMIT)
                     .args(name, zk, client, status.toString(), stopFile.toString());

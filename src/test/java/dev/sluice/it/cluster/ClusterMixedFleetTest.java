@@ -24,11 +24,29 @@ import org.junit.jupiter.api.Timeout;
 class ClusterMixedFleetTest {
     @Test
     void consumersWithAndWithoutTheJarKeepCallingThroughRolloutAndRollback() throws Exception {
+        check(run("interface"));
+    }
+
+    /**
+     * The same with Dubbo 3's application-level discovery: providers register their instance, and consumers take the
+     * service URLs from the providers' metadata, which Dubbo builds from the URL the provider registers.
+     */
+    @Test
+    void theSameWithApplicationLevelDiscovery() throws Exception {
+        check(run("instance"));
+    }
+
+    private static ChildResult run(String discovery) throws InterruptedException {
         ChildResult r = IsolatedJvm.of(ClusterMixedFleetScenario.class)
-                .name("cluster-mixed-fleet")
+                .name("cluster-mixed-fleet-" + discovery)
+                .systemProperty(ClusterDubbo.DISCOVERY_PROPERTY, discovery)
                 .timeout(Duration.ofSeconds(450))
                 .run();
-        System.out.println("mixed fleet: " + r);
+        System.out.println("mixed fleet, " + discovery + " discovery: " + r);
+        return r;
+    }
+
+    private static void check(ChildResult r) {
         String noJar = "consumer-" + ClusterMixedFleetScenario.NO_JAR;
         String withJar = "consumer-" + ClusterMixedFleetScenario.WITH_JAR;
         r.assertPassed(noJar, withJar, "fleet", Scenario.LEAK_GATE);

@@ -60,6 +60,11 @@ public final class FleetConsumer {
             reference.setTimeout(TIMEOUT_MS);
             reference.setCluster("failover");
             reference.setRetries(RETRIES);
+            if (ClusterDubbo.discovery().equals("instance")) {
+                // Application-level discovery maps the interface to the providers' application; without a metadata
+                // centre holding that mapping, the reference names it.
+                reference.setProvidedBy(ClusterDubbo.PROVIDER_APPLICATION);
+            }
             DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                     .application(ClusterDubbo.application("sluice-fleet-" + name))
                     .registry(ClusterDubbo.registry(zookeeper))
