@@ -18,17 +18,27 @@ final class ClusterDubbo {
      * connection waiting before it fails them, which is part of what the scenario measures.
      */
     static final int CONSUMER_SHUTDOWN_WAIT_MS = 10_000;
+    /**
+     * System property choosing the service discovery of every JVM of a scenario: {@code interface} (the default:
+     * providers register interface-level URLs, consumers read only those) or {@code instance} (Dubbo 3's
+     * application-level discovery: providers register their instance, consumers read only instances and fetch the
+     * service URLs from the provider's metadata). Child JVMs get it from their parent ({@link #discovery()}).
+     */
+    static final String DISCOVERY_PROPERTY = "sluice.cluster.discovery";
+    /** The application name of every provider of the cluster scenarios. */
+    static final String PROVIDER_APPLICATION = "sluice-cluster-provider";
 
     private ClusterDubbo() {}
 
     /**
      * Before any Dubbo class is touched: the graceful shutdown wait, {@link DubboPeers#quietDefaults()}, the
-     * ZooKeeper client's and Curator's logs at WARN, and interface-level service discovery only (the providers
-     * register only that).
+     * ZooKeeper client's and Curator's logs at WARN, and one kind of service discovery only
+     * ({@link #DISCOVERY_PROPERTY}).
      */
     static void defaults(int shutdownWaitMillis) {
         System.setProperty("dubbo.service.shutdown.wait", Integer.toString(shutdownWaitMillis));
-        System.setProperty("dubbo.application.service-discovery.migration", "FORCE_INTERFACE");
+        System.setProperty("dubbo.application.service-discovery.migration",
+                instanceDiscovery() ? "FORCE_APPLICATION" : "FORCE_INTERFACE");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
         System.setProperty("org.slf4j.simpleLogger.log.org.apache.curator", "warn");
         // A multi-line WARN for every call slower than its timeout: thousands in a freeze, and the report counts them.
@@ -37,7 +47,20 @@ final class ClusterDubbo {
     }
 
     static ApplicationConfig application(String name) {
-        return DubboPeers.application(name);
+        ApplicationConfig app = DubboPeers.application(name);
+        if (instanceDiscovery()) {
+            app.setRegisterMode("instance");
+        }
+        return app;
+    }
+
+    /** This JVM's {@link #DISCOVERY_PROPERTY}, for its children. */
+    static String discovery() {
+        return System.getProperty(DISCOVERY_PROPERTY, "interface");
+    }
+
+    private static boolean instanceDiscovery() {
+        return discovery().equals("instance");
     }
 
     /** The ZooKeeper at {@code hostPort} as the registry only: not as config centre or metadata report. */

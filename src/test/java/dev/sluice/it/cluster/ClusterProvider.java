@@ -40,7 +40,7 @@ public final class ClusterProvider {
                 ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
                 protocol.setServer(transport);
                 DubboBootstrap bootstrap = DubboBootstrap.getInstance()
-                        .application(ClusterDubbo.application("sluice-cluster-provider"))
+                        .application(ClusterDubbo.application(ClusterDubbo.PROVIDER_APPLICATION))
                         .registry(ClusterDubbo.registry(zookeeper))
                         .protocol(protocol)
                         .service(DubboPeers.service(ClusterService.class, new ClusterServiceImpl(log)))

@@ -43,6 +43,7 @@ final class ProviderProcess {
                 .name("cluster-" + transport + "-" + name)
                 .network(IsolatedJvm.Network.HOST)
                 .systemProperty(IsolatedJvm.ADDRESS_PROPERTY, Scenario.testAddress())
+                .systemProperty(ClusterDubbo.DISCOVERY_PROPERTY, ClusterDubbo.discovery())
                 .jvmFlags("-Xmx256m")
                 .timeout(timeout)
                 .args(transport, Integer.toString(port), zookeeper, executionLog.toString(), stopFile.toString());

@@ -3,15 +3,18 @@ package dev.sluice.it.harness;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.CodeSource;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -92,6 +95,7 @@ public final class IsolatedJvm {
     private final List<String> args = new ArrayList<>();
     private final List<String> jvmFlags = new ArrayList<>();
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
+    private final Set<Path> classPathExcluded = new HashSet<>();
     private Duration timeout = Duration.ofSeconds(90);
     private Network network;
     private String name;
@@ -121,6 +125,26 @@ public final class IsolatedJvm {
 
     public IsolatedJvm systemProperty(String key, String value) {
         systemProperties.put(key, value);
+        return this;
+    }
+
+    /**
+     * Leaves out of the child's class path the entries (jar or classes directory) that {@code classes} are loaded
+     * from here, e.g. to run a Dubbo application without the Sluice jar; the child must not need anything else they
+     * hold. Fails when a class was not loaded from a class path entry.
+     */
+    public IsolatedJvm classPathWithout(Class<?>... classes) {
+        for (Class<?> c : classes) {
+            CodeSource source = c.getProtectionDomain().getCodeSource();
+            if (source == null || source.getLocation() == null) {
+                throw new IllegalArgumentException(c.getName() + " was not loaded from a class path entry");
+            }
+            try {
+                classPathExcluded.add(Paths.get(source.getLocation().toURI()).toAbsolutePath().normalize());
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException(c.getName() + " came from " + source.getLocation(), e);
+            }
+        }
         return this;
     }
 
@@ -272,10 +296,24 @@ public final class IsolatedJvm {
         cmd.addAll(jvmFlags);
         systemProperties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-cp");
-        cmd.add(testClassPath());
+        cmd.add(childClassPath());
         cmd.add(mainClass.getName());
         cmd.addAll(args);
         return cmd;
+    }
+
+    /** The test class path without the entries {@link #classPathWithout} named. */
+    private String childClassPath() {
+        if (classPathExcluded.isEmpty()) {
+            return testClassPath();
+        }
+        List<String> kept = new ArrayList<>();
+        for (String entry : testClassPath().split(File.pathSeparator)) {
+            if (!entry.isEmpty() && !classPathExcluded.contains(Paths.get(entry).toAbsolutePath().normalize())) {
+                kept.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, kept);
     }
 
     /** Surefire may start the test JVM from a manifest-only jar; the real classpath is then in this property. */
