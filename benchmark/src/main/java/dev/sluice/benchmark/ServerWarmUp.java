@@ -17,11 +17,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Why: the asynchronous loads run against a server started for them (the interleaved synchronous part has its
  * own), and each load's client JVM ({@link ClientJvm}) warms only itself: whichever load came first met a cold server
  * as well, and at one thread x 64 calls in flight a cold pair climbs slowly, since few calls go through while
- * little is compiled. Measured on the 2-core VM: sluice's 1 x 64 existUser still rose through every measured
- * iteration when it came first (77 -> 148 and 119 -> 178 ops/ms) and settled at 148-224 when it followed 4 x 64;
- * whichever load came first, 4 x 64 as well, climbed. So before the first load a fresh server is called for the first
- * load's own bulk warm-up once more ({@code concurrentWarmupIterations x warmupSeconds} per method), at least
- * {@link #MIN_SECONDS}, at the busiest of the run's asynchronous loads (most calls in flight, then fewest threads),
+ * little is compiled: on the 2-core VMs, sluice's 1 x 64 existUser still rose through every measured iteration
+ * when it came first and was flat when it followed 4 x 64; whichever load came first, 4 x 64 as well, climbed (the
+ * figures: docs/performance/journal/2026-11-28-readme-results.md, the async runs). So before the first load a
+ * fresh server is called for the first load's own bulk warm-up once more
+ * ({@code concurrentWarmupIterations x warmupSeconds} per method), at least {@link #MIN_SECONDS}, at the busiest of
+ * the run's asynchronous loads (most calls in flight, then fewest threads),
  * where the most calls go through.
  *
  * <p>Threads: {@link #run} blocks the {@link Runner}'s main thread until the child exits; in the child, {@link #main}
