@@ -4,22 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sluice.it.harness.ChildResult;
 import dev.sluice.it.harness.IsolatedJvm;
+import dev.sluice.it.harness.PeerClasspath;
 import dev.sluice.it.harness.Scenario;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -87,100 +78,7 @@ class Dubbo27ConsumerInteropTest {
 
     /** Dubbo 2.7.23's jars, then a directory holding only {@link #CONSUMER_CLASSES}, then {@link #CONSUMER_JARS}. */
     private static String consumerClasspath() throws IOException {
-        String lib = System.getProperty(LIB_PROPERTY);
-        Path libDir = lib == null ? null : Paths.get(lib);
-        if (libDir == null || !Files.isRegularFile(libDir.resolve("dubbo-2.7.23.jar"))) {
-            throw new IllegalStateException("Dubbo 2.7.23's classpath is not at " + LIB_PROPERTY + "=" + lib
-                    + ": build module dubbo27-classpath first (the full build does; or add -am, e.g. mvn -B -pl "
-                    + "integration-tests -am verify -Dtest=Dubbo27ConsumerInteropTest)");
-        }
-        List<String> entries = new ArrayList<>();
-        try (Stream<Path> jars = Files.list(libDir)) {
-            jars.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(p -> entries.add(p.toString()));
-        }
-
-        Path classes = Paths.get(System.getProperty("basedir", System.getProperty("user.dir")), "target",
-                "dubbo27-consumer-classes");
-        deleteTree(classes);
-        List<String> testClasspath = List.of(testClassPath().split(File.pathSeparator));
-        List<String> copied = new ArrayList<>();
-        for (String entry : testClasspath) {
-            Path source = Paths.get(entry);
-            if (Files.isDirectory(source)) {
-                try (Stream<Path> files = Files.walk(source)) {
-                    for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
-                        String name = source.relativize(file).toString().replace(File.separatorChar, '/');
-                        if (wanted(name)) {
-                            copy(Files.newInputStream(file), classes.resolve(name));
-                            copied.add(name);
-                        }
-                    }
-                }
-            } else if (entry.endsWith(".jar") && Files.isRegularFile(source)) {
-                try (ZipFile zip = new ZipFile(source.toFile())) {
-                    for (ZipEntry e : zip.stream().collect(Collectors.toList())) {
-                        if (!e.isDirectory() && wanted(e.getName())) {
-                            copy(zip.getInputStream(e), classes.resolve(e.getName()));
-                            copied.add(e.getName());
-                        }
-                    }
-                }
-            }
-        }
-        for (String wanted : CONSUMER_CLASSES) {
-            if (!copied.contains(wanted + ".class")) {
-                throw new IllegalStateException(wanted + ".class is not on the test classpath " + testClasspath);
-            }
-        }
-        entries.add(classes.toString());
-        for (String prefix : CONSUMER_JARS) {
-            String jar = testClasspath.stream()
-                    .filter(e -> Paths.get(e).getFileName().toString().startsWith(prefix) && e.endsWith(".jar"))
-                    .findFirst()
-                    .orElseThrow(() -> new IllegalStateException(prefix + "*.jar is not on the test classpath"));
-            entries.add(jar);
-        }
-        return String.join(File.pathSeparator, entries);
-    }
-
-    private static boolean wanted(String name) {
-        if (!name.endsWith(".class")) {
-            return false;
-        }
-        String base = name.substring(0, name.length() - ".class".length());
-        for (String c : CONSUMER_CLASSES) {
-            if (base.equals(c) || base.startsWith(c + "$")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Copies unless an earlier classpath entry already provided {@code target} (the one the JVM would load). */
-    private static void copy(InputStream in, Path target) throws IOException {
-        try (InputStream source = in) {
-            if (Files.exists(target)) {
-                return;
-            }
-            Files.createDirectories(target.getParent());
-            Files.copy(source, target);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    /** Surefire may start the test JVM from a manifest-only jar; the real classpath is then in this property. */
-    private static String testClassPath() {
-        String cp = System.getProperty("surefire.test.class.path");
-        return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
+        return PeerClasspath.build(LIB_PROPERTY, "dubbo-2.7.23.jar", "dubbo27-classpath", "dubbo27-consumer-classes",
+                CONSUMER_CLASSES, CONSUMER_JARS);
     }
 }

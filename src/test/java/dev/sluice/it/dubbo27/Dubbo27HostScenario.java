@@ -4,7 +4,7 @@ import dev.sluice.codec.dubbo.gadget.StaticInitGadget;
 import dev.sluice.codec.dubbo.model.GenericTarget;
 import dev.sluice.codec.dubbo.model.GenericTargetImpl;
 import dev.sluice.it.generic.GenericCases;
-import dev.sluice.it.harness.IsolatedJvm;
+import dev.sluice.it.harness.PeerProcess;
 import dev.sluice.it.harness.Scenario;
 import dev.sluice.it.rpc.model.SluiceAttachments;
 import dev.sluice.it.rpc.model.TypesService;
@@ -17,19 +17,13 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
 
 /**
@@ -57,7 +51,6 @@ import org.apache.dubbo.benchmark.service.UserServiceServerImpl;
  * thread.
  */
 public final class Dubbo27HostScenario {
-    private static final Pattern RESULT = Pattern.compile("^RESULT name=(\\S+) (ok|FAIL)(?: (.*))?$");
     /** Below the test's child timeout, so a hung consumer is reported as such rather than killed with us. */
     private static final long CONSUMER_LIMIT_SECONDS = 80;
 
@@ -136,7 +129,7 @@ public final class Dubbo27HostScenario {
                         in.write(reply + "\n");
                         in.flush();
                     } else {
-                        relay(line);
+                        PeerProcess.relay(Dubbo27Checks.CONSUMER, "dubbo27", line);
                     }
                 }
             } finally {
@@ -189,68 +182,16 @@ public final class Dubbo27HostScenario {
         return server.inFlight() == n ? null : "only " + server.inFlight() + " of " + n + " calls reached the server";
     }
 
-    /**
-     * Starts the consumer JVM: this JVM's java, Netty leak-detection settings and harness properties, the two
-     * {@code --add-opens} Dubbo 2.7 needs on JDK 17, and the Dubbo 2.7 classpath.
-     */
+    /** Starts the consumer JVM ({@link PeerProcess}) with the two {@code --add-opens} Dubbo 2.7 needs on JDK 17. */
     private static Process start(String classpath, int mainPort, int closingPort) throws IOException {
-        Path dir = Scenario.workDirectory().resolve("dubbo27-consumer");
-        Files.createDirectories(dir);
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        System.getProperties().stringPropertyNames().stream()
-                .filter(k -> k.startsWith("io.netty.leakDetection.") || k.equals("io.netty.customResourceLeakDetector"))
-                .sorted()
-                .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
-        cmd.add("-XX:-UsePerfData");
-        cmd.add("-Xmx384m");
-        cmd.add("-XX:+ExitOnOutOfMemoryError");
         // Without java.lang, Dubbo 2.7's javassist cannot compile its adaptive extensions (Protocol$Adaptive); without
         // java.math, hessian-lite 3.2 cannot write a BigInteger (it serializes its private fields).
-        cmd.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
-        cmd.add("--add-opens=java.base/java.math=ALL-UNNAMED");
-        cmd.add("-D" + IsolatedJvm.ADDRESS_PROPERTY + "=" + Scenario.testAddress());
-        cmd.add("-D" + IsolatedJvm.NETWORK_PROPERTY + "=" + Scenario.network());
-        cmd.add("-D" + IsolatedJvm.WORKDIR_PROPERTY + "=" + dir);
-        cmd.add("-Ddubbo.application.qos.enable=false");
-        cmd.add("-Ddubbo.service.shutdown.wait=500");
-        cmd.add("-cp");
-        cmd.add(classpath);
-        cmd.add(Dubbo27ConsumerScenario.class.getName());
-        cmd.add(Scenario.testAddress());
-        cmd.add(Integer.toString(mainPort));
-        cmd.add(Integer.toString(closingPort));
-        Files.write(dir.resolve("command.txt"), cmd, StandardCharsets.UTF_8);
-        return new ProcessBuilder(cmd)
-                .directory(dir.toFile())
-                .redirectError(Scenario.workDirectory().resolve("dubbo27-consumer-stderr.log").toFile())
-                .start();
-    }
-
-    /** One line of the consumer's stdout, re-printed here: results prefixed, leaks as they are. */
-    private static void relay(String line) {
-        Matcher m = RESULT.matcher(line.stripTrailing());
-        if (!m.matches()) {
-            synchronized (System.out) {
-                System.out.println(line.contains("LEAK:") ? line : "[dubbo27] " + line);
-                System.out.flush();
-            }
-            return;
-        }
-        String name = Dubbo27Checks.CONSUMER + m.group(1);
-        String detail = m.group(3) == null ? "" : m.group(3);
-        if (m.group(2).equals("FAIL")) {
-            Scenario.fail(name, detail);
-            return;
-        }
-        List<Object> metrics = new ArrayList<>();
-        for (String token : detail.split(" ")) {
-            int eq = token.indexOf('=');
-            if (eq > 0) {
-                metrics.add(token.substring(0, eq));
-                metrics.add(token.substring(eq + 1));
-            }
-        }
-        Scenario.ok(name, metrics.toArray());
+        return PeerProcess.start("dubbo27-consumer", classpath, List.of(
+                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "--add-opens=java.base/java.math=ALL-UNNAMED",
+                "-Ddubbo.application.qos.enable=false",
+                "-Ddubbo.service.shutdown.wait=500"),
+                Dubbo27ConsumerScenario.class.getName(), Scenario.testAddress(), Integer.toString(mainPort),
+                Integer.toString(closingPort));
     }
 }

@@ -76,8 +76,8 @@ public final class DubboSmokeScenario {
         }
     }
 
-    /** Returns null when the answer is right, else what was wrong. */
-    private static String oneCall(EchoService echo, int index, AtomicReference<String> seenFrom) {
+    /** One call of the mix (echo or exchange by {@code index}); null when the answer is right, else what was wrong. */
+    public static String oneCall(EchoService echo, int index, AtomicReference<String> seenFrom) {
         if (index % 2 == 0) {
             String text = "echo-" + index + "-\u00e9\u4e2d";
             String answer = echo.echo(text);

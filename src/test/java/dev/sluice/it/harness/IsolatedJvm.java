@@ -96,6 +96,7 @@ public final class IsolatedJvm {
     private final List<String> jvmFlags = new ArrayList<>();
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
     private final Set<Path> classPathExcluded = new HashSet<>();
+    private String classPath;
     private Duration timeout = Duration.ofSeconds(90);
     private Network network;
     private String name;
@@ -145,6 +146,15 @@ public final class IsolatedJvm {
                 throw new IllegalArgumentException(c.getName() + " came from " + source.getLocation(), e);
             }
         }
+        return this;
+    }
+
+    /**
+     * Runs the child on {@code value} instead of the test class path, e.g. another Dubbo version's jars built by
+     * {@link PeerClasspath}; the child's main class and what it loads must be on it.
+     */
+    public IsolatedJvm classPath(String value) {
+        classPath = Objects.requireNonNull(value, "classPath");
         return this;
     }
 
@@ -302,13 +312,14 @@ public final class IsolatedJvm {
         return cmd;
     }
 
-    /** The test class path without the entries {@link #classPathWithout} named. */
+    /** The test class path (or {@link #classPath}) without the entries {@link #classPathWithout} named. */
     private String childClassPath() {
+        String base = classPath == null ? testClassPath() : classPath;
         if (classPathExcluded.isEmpty()) {
-            return testClassPath();
+            return base;
         }
         List<String> kept = new ArrayList<>();
-        for (String entry : testClassPath().split(File.pathSeparator)) {
+        for (String entry : base.split(File.pathSeparator)) {
             if (!entry.isEmpty() && !classPathExcluded.contains(Paths.get(entry).toAbsolutePath().normalize())) {
                 kept.add(entry);
             }
