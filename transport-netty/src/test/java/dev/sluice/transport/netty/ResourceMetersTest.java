@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,6 +34,26 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ResourceMetersTest {
+    /**
+     * Holds {@code loop} with a task that waits for {@code release} (at most 10 s); returns once it holds, with the
+     * loop's thread name.
+     */
+    static String hold(Executor loop, CountDownLatch release) throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(1);
+        AtomicReference<String> thread = new AtomicReference<>();
+        loop.execute(() -> {
+            thread.set(Thread.currentThread().getName());
+            held.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(held.await(10, TimeUnit.SECONDS), "the loop runs the holding task");
+        return thread.get();
+    }
+
     /** Runs a task on each loop of {@code loops} and waits for all: every task queued before has run. */
     private static void drain(Iterable<EventExecutor> loops) throws Exception {
         List<CompletableFuture<Void>> done = new ArrayList<>();
@@ -78,24 +99,13 @@ class ResourceMetersTest {
 
             // A held server loop: tasks queued behind it are what its gauge reads.
             EventExecutor loop = server.eventLoops().group().next();
-            CountDownLatch held = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            AtomicReference<String> thread = new AtomicReference<>();
-            loop.execute(() -> {
-                thread.set(Thread.currentThread().getName());
-                held.countDown();
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            assertTrue(held.await(10, TimeUnit.SECONDS));
+            String thread = hold(loop, release);
             List<CompletableFuture<Void>> queued = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 queued.add(CompletableFuture.runAsync(() -> { }, loop));
             }
-            Gauge pending = registry.get("netty.eventexecutor.tasks.pending").tag("name", thread.get()).gauge();
+            Gauge pending = registry.get("netty.eventexecutor.tasks.pending").tag("name", thread).gauge();
             assertTrue(pending.value() >= 5, "the five tasks queued behind the held loop: " + pending.value());
             release.countDown();
             CompletableFuture.allOf(queued.toArray(new CompletableFuture[0])).get(10, TimeUnit.SECONDS);

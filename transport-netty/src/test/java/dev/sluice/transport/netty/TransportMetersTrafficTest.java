@@ -195,17 +195,8 @@ class TransportMetersTrafficTest {
                          echoed.countDown();
                      }).build()) {
             Connection c = client.connect().get(10, TimeUnit.SECONDS);
-            CountDownLatch held = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            c.executor().execute(() -> {
-                held.countDown();
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            assertTrue(held.await(10, TimeUnit.SECONDS));
+            ResourceMetersTest.hold(c.executor(), release);
             List<CompletableFuture<Void>> writes = new ArrayList<>();
             writes.add(c.send("frame-0"));
             long firstQueued = System.nanoTime(); // frame 0 was enqueued before this
