@@ -16,7 +16,9 @@ import org.apache.dubbo.remoting.exchange.Response;
 import org.apache.dubbo.rpc.Result;
 import org.apache.dubbo.rpc.RpcInvocation;
 import org.apache.dubbo.rpc.model.MethodDescriptor;
+import org.apache.dubbo.rpc.model.ModuleModel;
 import org.apache.dubbo.rpc.model.ServiceDescriptor;
+import org.apache.dubbo.rpc.model.ServiceMetadata;
 import org.apache.dubbo.rpc.model.ServiceModel;
 
 /**
@@ -26,13 +28,14 @@ import org.apache.dubbo.rpc.model.ServiceModel;
  * <ul>
  *   <li><b>Server:</b> the clock starts when a request is received ({@link #received}, event loop) and stops when
  *       its response is handed to the write queue ({@link #sent}, the provider's thread), outcome from the response.
- *       {@code service}/{@code method} are those Dubbo's protocol resolved the request to (the invocation's
- *       {@code ServiceModel}, set only for an exported service, and a method of its descriptor); anything else is
- *       tagged {@code unknown}, so a peer cannot create tag values.</li>
+ *       {@code interface}/{@code group}/{@code version}/{@code method} are those Dubbo's protocol resolved the
+ *       request to (the invocation's {@code ServiceModel}, set only for an exported service, and a method of its
+ *       descriptor); anything else is tagged {@code unknown}, so a peer cannot create tag values.</li>
  *   <li><b>Client:</b> the clock starts when a two-way request is sent ({@link #sending}, the caller's thread) and
  *       stops when its response has been received and its result decoded ({@link #responseReceived}, Dubbo's
  *       consumer thread or the event loop), so it covers what the caller waits for, as the standalone client's timer
- *       does. {@code service}/{@code method} are the invocation's own, which the local application chose.</li>
+ *       does. {@code interface}/{@code group}/{@code version}/{@code method} are the invocation's own (its
+ *       reference's service metadata), which the local application chose.</li>
  * </ul>
  *
  * <p><b>Bounded.</b> Dubbo's timeouts never reach the transport ({@code DefaultFuture} times out by itself), so a
@@ -58,6 +61,8 @@ final class CallClock {
     private final CallMeters meters;
     private final boolean client;
     private final long defaultTimeoutNanos;
+    /** The endpoint URL's {@code application}: the application name when an invocation's service model has none. */
+    private final String application;
     private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final Runnable sweep = this::sweep;
@@ -73,6 +78,7 @@ final class CallClock {
         this.client = client;
         this.defaultTimeoutNanos = boundedMillis(
                 url.getParameter(CommonConstants.TIMEOUT_KEY, (long) CommonConstants.DEFAULT_TIMEOUT));
+        this.application = none(url.getApplication());
     }
 
     /** One call waiting for its response. */
@@ -112,10 +118,16 @@ final class CallClock {
         long timeout = defaultTimeoutNanos;
         if (data instanceof RpcInvocation) {
             RpcInvocation inv = (RpcInvocation) data;
-            method = meters.method(name(inv.getServiceName()), name(inv.getMethodName()));
+            ServiceModel model = inv.getServiceModel();
+            ServiceMetadata service = model == null ? null : model.getServiceMetadata();
+            method = service != null && service.getServiceInterfaceName() != null
+                    ? meters.method(application(model), service.getServiceInterfaceName(), none(service.getGroup()),
+                            none(service.getVersion()), name(inv.getMethodName()))
+                    : meters.method(application, name(inv.getServiceName()), CallMeters.NONE, CallMeters.NONE,
+                            name(inv.getMethodName()));
             timeout = timeoutNanos(inv.getObjectAttachmentWithoutConvert(CommonConstants.TIMEOUT_KEY), timeout);
         } else {
-            method = meters.method(CallMeters.UNKNOWN, CallMeters.UNKNOWN);
+            method = unknown();
         }
         long now = System.nanoTime();
         track(request.getId(), new Pending(now, now + timeout, method, null));
@@ -245,9 +257,9 @@ final class CallClock {
     }
 
     /**
-     * Server: the service and method Dubbo's protocol resolved the request to, or {@code unknown}: the invocation's
-     * {@code ServiceModel} is set only once the protocol found an exported service for it, and the method must be
-     * one of that service's descriptor. Never a name only the peer sent.
+     * Server: the service (interface, group, version) and method Dubbo's protocol resolved the request to, or
+     * {@code unknown}: the invocation's {@code ServiceModel} is set only once the protocol found an exported service
+     * for it, and the method must be one of that service's descriptor. Never a name only the peer sent.
      */
     private CallMeters.Method serverMethod(Request request) {
         Object data = request.getData();
@@ -258,15 +270,33 @@ final class CallClock {
             if (service != null && service.getInterfaceName() != null) {
                 String name = inv.getMethodName();
                 List<MethodDescriptor> methods = name == null ? null : service.getMethods(name);
-                return meters.method(service.getInterfaceName(),
+                ServiceMetadata metadata = model.getServiceMetadata();
+                return meters.method(application(model), service.getInterfaceName(),
+                        metadata == null ? CallMeters.NONE : none(metadata.getGroup()),
+                        metadata == null ? CallMeters.NONE : none(metadata.getVersion()),
                         methods == null || methods.isEmpty() ? CallMeters.UNKNOWN : name);
             }
         }
-        return meters.method(CallMeters.UNKNOWN, CallMeters.UNKNOWN);
+        return unknown();
+    }
+
+    private CallMeters.Method unknown() {
+        return meters.method(application, CallMeters.UNKNOWN, CallMeters.NONE, CallMeters.NONE, CallMeters.UNKNOWN);
+    }
+
+    /** The name of the application the service belongs to (as Dubbo's own meters tag it), else the URL's. */
+    private String application(ServiceModel model) {
+        ModuleModel module = model.getModuleModel();
+        String name = module == null ? null : module.getApplicationModel().getApplicationName();
+        return name == null || name.isEmpty() ? application : name;
     }
 
     private static String name(String s) {
         return s == null || s.isEmpty() ? CallMeters.UNKNOWN : s;
+    }
+
+    private static String none(String s) {
+        return s == null ? CallMeters.NONE : s;
     }
 
     /** The invocation's {@code timeout} attachment (a number or its text, in ms), bounded; else the default. */

@@ -11,12 +11,15 @@ interface CallMeters {
     /** The tag value of a service or method the local side cannot vouch for (keeps tag cardinality bounded). */
     String UNKNOWN = "unknown";
 
+    /** The tag value of a group or version the service does not have, and of an application without a name. */
+    String NONE = "";
+
     /**
-     * The timers of one method of one service, created on first use and cached: a call looks them up by the two
-     * names without building a key. Callers pass only names the local side registered or chose, or
-     * {@link #UNKNOWN}.
+     * The timers of one method of one service (its interface, group and version) of one application, created on
+     * first use and cached. Callers pass only names the local side registered or chose, or {@link #UNKNOWN} /
+     * {@link #NONE}; never null.
      */
-    Method method(String service, String method);
+    Method method(String application, String service, String group, String version, String method);
 
     /** One method's timers by outcome. */
     interface Method {

@@ -10,25 +10,25 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The per-call timers of the Dubbo {@code sluice} Transporter in Micrometer's global registry: {@code sluice.calls},
- * tags {@code side} ({@code client}/{@code server}), {@code service}, {@code method}, {@code outcome} — the meter
- * name and tag keys of the standalone {@code MicrometerInterceptor}, so one dashboard reads both, and a registry that
+ * tags {@code side} ({@code client}/{@code server}), {@code interface}, {@code method}, {@code group},
+ * {@code version}, {@code application.name}, {@code outcome} — the tag keys Dubbo's own call meters carry
+ * ({@code MetricsConstants.TAG_INTERFACE_KEY} and its siblings), so they join Dubbo's dashboards, and the meter name
+ * and tag keys of the standalone {@code MicrometerInterceptor}, so one dashboard reads both and a registry that
  * insists on one tag-key set per meter name (Prometheus) accepts both in one JVM. For that reason there is no
  * {@code transport} tag: all endpoints of one side share their timers, as all calls through one interceptor do.
  *
  * <p>The only class of this package that touches Micrometer: loaded by {@link DubboUrlOptions#callMeters} when
  * {@code sluice.metrics} is set, never otherwise, so Micrometer stays optional.
  *
- * <p>Threads: any (senders, event loops, Dubbo's consumer threads); thread-safe and non-blocking. Meters are found
- * through per-service maps of per-method arrays, with no key built per call; a racing first creation registers the
- * same meter twice, which Micrometer answers with the one already registered.
+ * <p>Threads: any (senders, event loops, Dubbo's consumer threads); thread-safe and non-blocking. A racing first
+ * creation registers the same meter twice, which Micrometer answers with the one already registered.
  */
 final class MicrometerCallMeters implements CallMeters {
     private static final CallMeters.Outcome[] OUTCOMES = CallMeters.Outcome.values();
 
     private final MeterRegistry registry;
     private final String side;
-    private final ConcurrentHashMap<String, ConcurrentHashMap<String, MethodTimers>> services =
-            new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, MethodTimers> methods = new ConcurrentHashMap<>();
 
     private MicrometerCallMeters(MeterRegistry registry, String side) {
         this.registry = registry;
@@ -47,33 +47,31 @@ final class MicrometerCallMeters implements CallMeters {
     }
 
     @Override
-    public Method method(String service, String method) {
-        ConcurrentHashMap<String, MethodTimers> methods = services.get(service);
-        if (methods == null) {
-            methods = services.computeIfAbsent(service, k -> new ConcurrentHashMap<>());
-        }
-        MethodTimers timers = methods.get(method);
-        return timers != null ? timers : methods.computeIfAbsent(method, k -> new MethodTimers(service, k));
+    public Method method(String application, String service, String group, String version, String method) {
+        Key key = new Key(application, service, group, version, method);
+        MethodTimers timers = methods.get(key);
+        return timers != null ? timers : methods.computeIfAbsent(key, MethodTimers::new);
+    }
+
+    /** What one method's timers are found by. */
+    private record Key(String application, String service, String group, String version, String method) {
     }
 
     /** One method's timers by outcome, created on first use. */
     private final class MethodTimers implements Method {
-        final String service;
-        final String method;
+        final Tags tags;
         final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(OUTCOMES.length);
 
-        MethodTimers(String service, String method) {
-            this.service = service;
-            this.method = method;
+        MethodTimers(Key key) {
+            this.tags = Tags.of("side", side, "interface", key.service(), "method", key.method(), "group",
+                    key.group(), "version", key.version(), "application.name", key.application());
         }
 
         @Override
         public void record(CallMeters.Outcome outcome, long nanos) {
             Timer timer = timers.get(outcome.ordinal());
             if (timer == null) {
-                timer = Timer.builder("sluice.calls")
-                        .tags(Tags.of("side", side, "service", service, "method", method, "outcome", outcome.tag))
-                        .register(registry);
+                timer = Timer.builder("sluice.calls").tags(tags.and("outcome", outcome.tag)).register(registry);
                 timers.set(outcome.ordinal(), timer);
             }
             timer.record(nanos, TimeUnit.NANOSECONDS);

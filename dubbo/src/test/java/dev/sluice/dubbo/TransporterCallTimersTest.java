@@ -105,7 +105,7 @@ class TransporterCallTimersTest {
         }
 
         long count(String side, String service, String method, String outcome) {
-            Timer t = find("sluice.calls").tags("side", side, "service", service, "method", method,
+            Timer t = find("sluice.calls").tags("side", side, "interface", service, "method", method,
                     "outcome", outcome).timer();
             return t == null ? 0 : t.count();
         }
@@ -157,6 +157,8 @@ class TransporterCallTimersTest {
             ServiceConfig<Calculator> service = new ServiceConfig<>();
             service.setInterface(Calculator.class);
             service.setRef(new CalculatorImpl());
+            service.setGroup("blue");
+            service.setVersion("1.2.0");
             DubboBootstrap.newInstance(providerModel).application(application("timers-provider"))
                     .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE)).protocol(protocol).service(service)
                     .start();
@@ -165,6 +167,8 @@ class TransporterCallTimersTest {
             reference.setInterface(Calculator.class);
             reference.setUrl("dubbo://127.0.0.1:" + port + "?serialization=fastjson2");
             reference.setClient("sluice");
+            reference.setGroup("blue");
+            reference.setVersion("1.2.0");
             reference.setCheck(false);
             reference.setScope("remote");
             reference.setTimeout(10_000);
@@ -194,6 +198,13 @@ class TransporterCallTimersTest {
             registry.awaitCount(1, side, svc, "fail", "application_exception");
             assertEquals(0, registry.count(side, svc, "add", "failure"));
             assertEquals(0, registry.count(side, svc, "fail", "success"));
+        }
+        // Dubbo's own tag keys, from the service's metadata and the application (MetricsConstants.TAG_*_KEY).
+        for (String[] side : new String[][] {{"client", "timers-consumer"}, {"server", "timers-provider"}}) {
+            Timer add = registry.get("sluice.calls").tags("side", side[0], "interface", svc, "method", "add",
+                    "group", "blue", "version", "1.2.0", "application.name", side[1], "outcome", "success").timer();
+            assertEquals(CALLS, add.count(), side[0]);
+            assertEquals(null, add.getId().getTag("service"), "no tag key of Sluice's own");
         }
     }
 

@@ -74,15 +74,15 @@ class TransporterMetersTest {
                 for (int i = 0; i < REQUESTS; i++) {
                     assertEquals("ping-" + i, answers.get(i).get(10, TimeUnit.SECONDS));
                 }
-                assertEquals(REQUESTS, count("sluice.transport.frames.out", clientName));
-                assertEquals(REQUESTS, count("sluice.transport.frames.in", serverName));
-                assertEquals(REQUESTS, count("sluice.transport.frames.out", serverName));
-                assertEquals(REQUESTS, count("sluice.transport.frames.in", clientName));
+                assertEquals(REQUESTS, count("sluice.transport.frames.sent", clientName));
+                assertEquals(REQUESTS, count("sluice.transport.frames.received", serverName));
+                assertEquals(REQUESTS, count("sluice.transport.frames.sent", serverName));
+                assertEquals(REQUESTS, count("sluice.transport.frames.received", clientName));
                 assertEquals(REQUESTS, Metrics.globalRegistry.get("sluice.transport.write.messages")
                         .tag("transport", clientName).summary().totalAmount(), "batches add up to the requests");
-                assertEquals(count("sluice.transport.bytes.out", clientName),
-                        count("sluice.transport.bytes.in", serverName));
-                assertTrue(count("sluice.transport.bytes.out", clientName) > REQUESTS * 16);
+                assertEquals(count("sluice.transport.data.sent", clientName),
+                        count("sluice.transport.data.received", serverName));
+                assertTrue(count("sluice.transport.data.sent", clientName) > REQUESTS * 16);
                 assertEquals(1, Metrics.globalRegistry.get("sluice.transport.connections")
                         .tag("transport", clientName).gauge().value());
             } finally {
@@ -97,7 +97,7 @@ class TransporterMetersTest {
     void withoutTheParameterNothingIsObserved() {
         assertEquals(null, DubboUrlOptions.client(URL.valueOf("dubbo://127.0.0.1:1/x")).observer());
         assertThrows(io.micrometer.core.instrument.search.MeterNotFoundException.class,
-                () -> Metrics.globalRegistry.get("sluice.transport.frames.out").tag("transport", "never-bound")
+                () -> Metrics.globalRegistry.get("sluice.transport.frames.sent").tag("transport", "never-bound")
                         .counter());
     }
 }

@@ -110,7 +110,7 @@ class TransporterTroubleMetersTest {
         }
         assertEquals(REQUESTS, registry.get("sluice.transport.queue.wait").tag("transport", clientName).timer()
                 .count(), "each request sent from the caller's thread waited in the queue, and was timed");
-        assertEquals(0, registry.get("sluice.transport.pending.bytes").tag("transport", clientName).gauge().value());
+        assertEquals(0, registry.get("sluice.transport.write.pending").tag("transport", clientName).gauge().value());
         assertEquals(REQUESTS, registry.get("sluice.transport.write.messages").tag("transport", clientName)
                 .summary().totalAmount());
 

@@ -16,6 +16,7 @@ public final class Invocation {
     public enum Side { CLIENT, SERVER }
 
     private final Side side;
+    private final String applicationName;
     private final String service;
     private final String version;
     private final String group;
@@ -30,9 +31,10 @@ public final class Invocation {
     int entered;
     boolean completed;
 
-    Invocation(Side side, String service, String version, String group, String method, Object[] arguments,
-               Map<String, Object> attachments, boolean oneWay, boolean async) {
+    Invocation(Side side, String applicationName, String service, String version, String group, String method,
+               Object[] arguments, Map<String, Object> attachments, boolean oneWay, boolean async) {
         this.side = side;
+        this.applicationName = applicationName;
         this.service = service;
         this.version = version;
         this.group = group;
@@ -46,6 +48,14 @@ public final class Invocation {
 
     public Side side() {
         return side;
+    }
+
+    /**
+     * The name of the application whose endpoint runs this call: its builder's {@code applicationName}, {@code ""}
+     * when none was given.
+     */
+    public String applicationName() {
+        return applicationName;
     }
 
     /** The service interface name (Dubbo's {@code path}). */

@@ -36,9 +36,12 @@ final class ProxyFactory {
     private final Duration stallTimeout;
     /** Empty (and then never touched on a call) when no interceptor is registered. */
     private final SluiceInterceptor[] interceptors;
+    /** The client's application name, for its invocations. */
+    private final String applicationName;
 
     ProxyFactory(NettyClientTransport transport, PendingCalls pending, ClassAllowlist allowlist, Duration stallTimeout,
-                 SluiceInterceptor[] interceptors) {
+                 SluiceInterceptor[] interceptors, String applicationName) {
+        this.applicationName = applicationName;
         this.transport = transport;
         this.pending = pending;
         this.allowlist = allowlist;
@@ -99,7 +102,7 @@ final class ProxyFactory {
         if (extra != null) {
             attachments.putAll(extra);
         }
-        Invocation inv = new Invocation(Invocation.Side.CLIENT, meta.method.servicePath(),
+        Invocation inv = new Invocation(Invocation.Side.CLIENT, applicationName, meta.method.servicePath(),
                 meta.method.serviceVersion(), meta.group, meta.method.methodName(), args, attachments, meta.oneWay,
                 meta.async);
         Interceptors.before(interceptors, inv);

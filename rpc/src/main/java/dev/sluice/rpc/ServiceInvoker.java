@@ -22,13 +22,17 @@ import java.util.concurrent.CompletionStage;
 final class ServiceInvoker {
     /** Empty (and then never touched on a call) when no interceptor is registered. */
     private final SluiceInterceptor[] interceptors;
+    /** The server's application name, for its invocations. */
+    private final String applicationName;
     private final Replies replies;
     private final InFlight calls;
 
     private final GenericCalls genericCalls;
 
-    ServiceInvoker(SluiceInterceptor[] interceptors, Replies replies, InFlight calls, GenericCalls genericCalls) {
+    ServiceInvoker(SluiceInterceptor[] interceptors, String applicationName, Replies replies, InFlight calls,
+                   GenericCalls genericCalls) {
         this.interceptors = interceptors;
+        this.applicationName = applicationName;
         this.replies = replies;
         this.calls = calls;
         this.genericCalls = genericCalls;
@@ -60,8 +64,8 @@ final class ServiceInvoker {
             if (interceptors.length == 0) {
                 ctx.setIncoming(request.attachments());
             } else {
-                inv = new Invocation(Invocation.Side.SERVER, request.servicePath(), request.serviceVersion(),
-                        request.group(), method.getName(), args,
+                inv = new Invocation(Invocation.Side.SERVER, applicationName, request.servicePath(),
+                        request.serviceVersion(), request.group(), method.getName(), args,
                         new HashMap<>(request.attachments()), !request.isTwoWay(),
                         CompletionStage.class.isAssignableFrom(method.getReturnType()));
                 ctx.setIncoming(inv.attachments());

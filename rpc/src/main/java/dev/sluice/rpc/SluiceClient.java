@@ -74,7 +74,7 @@ public final class SluiceClient implements AutoCloseable {
                 .handler(new ClientHandler(pending, options.readerIdle(), b.resolvedIdleTimeout(), b.serialization))
                 .eventLoops(b.loops()).tls(b.tlsContext()).build();
         this.proxies = new ProxyFactory(transport, pending, allowlist, options.stallTimeout(),
-                Interceptors.of(b.interceptors));
+                Interceptors.of(b.interceptors), b.applicationName);
         try {
             transport.connect().get(options.connectTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -105,8 +105,8 @@ public final class SluiceServer implements AutoCloseable {
         DubboCodec codec = DubboCodec.builder().payloadLimit(b.transportOptions().payloadLimit()).allowlist(allowlist)
                 .decodeLimits(b.decodeLimits)
                 .resolver(resolver).build();
-        ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), replies, inFlight,
-                new GenericCalls(allowlist));
+        ServiceInvoker invoker = new ServiceInvoker(Interceptors.of(b.interceptors), b.applicationName, replies,
+                inFlight, new GenericCalls(allowlist));
         this.handler = new ServerHandler(new ConcurrentHashMap<>(b.services), resolver, executor, accepted,
                 acceptedNames, b.queuedBytesLimit, inFlight, replies, invoker, b.executor != null && !b.direct,
                 b.beforeCounting);

@@ -69,7 +69,7 @@ class MicrometerMetersTest {
                 pool.shutdown();
             }
             String service = InterceptorTest.Greeter.class.getName();
-            Timer clientCalls = registry.get("sluice.calls").tags("side", "client", "service", service,
+            Timer clientCalls = registry.get("sluice.calls").tags("side", "client", "interface", service,
                     "method", "greet", "outcome", "success").timer();
             assertEquals(total, clientCalls.count());
             assertTrue(clientCalls.totalTime(TimeUnit.NANOSECONDS) > 0);
@@ -77,7 +77,7 @@ class MicrometerMetersTest {
             assertEquals(0, registry.get("sluice.calls.in.flight").tags("side", "client").gauge().value());
 
             // Client side: every request went out in some write; the batches add up to the frames and bytes.
-            assertEquals(total, counter(registry, "sluice.transport.frames.out", "client"));
+            assertEquals(total, counter(registry, "sluice.transport.frames.sent", "client"));
             DistributionSummary perWrite = registry.get("sluice.transport.write.messages")
                     .tag("transport", "client").summary();
             assertEquals(total, perWrite.totalAmount(), "messages per write add up to the frames written");
@@ -85,13 +85,53 @@ class MicrometerMetersTest {
             assertEquals(total, registry.get("sluice.transport.queue.wait").tag("transport", "client").timer()
                     .count(), "every request went through the queue and was timed");
             // The server read every request before it answered it; it answered each one.
-            assertEquals(total, counter(registry, "sluice.transport.frames.in", "server"));
-            assertEquals(counter(registry, "sluice.transport.bytes.out", "client"),
-                    counter(registry, "sluice.transport.bytes.in", "server"));
-            assertEquals(total, counter(registry, "sluice.transport.frames.out", "server"));
-            assertEquals(total, counter(registry, "sluice.transport.frames.in", "client"));
+            assertEquals(total, counter(registry, "sluice.transport.frames.received", "server"));
+            assertEquals(counter(registry, "sluice.transport.data.sent", "client"),
+                    counter(registry, "sluice.transport.data.received", "server"));
+            assertEquals(total, counter(registry, "sluice.transport.frames.sent", "server"));
+            assertEquals(total, counter(registry, "sluice.transport.frames.received", "client"));
             assertEquals(1, registry.get("sluice.transport.connections").tag("transport", "client").gauge().value());
-            assertNotNull(registry.get("sluice.transport.pending.bytes").tag("transport", "server").gauge());
+            assertNotNull(registry.get("sluice.transport.write.pending").tag("transport", "server").gauge());
+        }
+    }
+
+    /**
+     * Call meters carry the tags of Dubbo's own call meters: {@code interface}, {@code method}, {@code group},
+     * {@code version}, {@code application.name} (each endpoint's {@code applicationName}), with {@code side} and
+     * {@code outcome}; a service served in two versions is two sets of meters.
+     */
+    @Test
+    void callMetersAreTaggedAsDubboTagsItsOwn() throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (SluiceServer server = SluiceServer.builder().port(0).applicationName("greeter-server")
+                .register(InterceptorTest.Greeter.class, new InterceptorTest.GreeterImpl(), "1.0.0", "blue")
+                .register(InterceptorTest.Greeter.class, new InterceptorTest.GreeterImpl(), "2.0.0", "blue")
+                .intercept(MicrometerInterceptor.create(registry)).start();
+             SluiceClient client = SluiceClient.builder().address("127.0.0.1", server.port())
+                     .applicationName("greeter-client").timeout(Duration.ofSeconds(10)).failIfNotConnected(true)
+                     .intercept(MicrometerInterceptor.create(registry)).build()) {
+            InterceptorTest.Greeter one = client.reference(InterceptorTest.Greeter.class).version("1.0.0")
+                    .group("blue").proxy();
+            InterceptorTest.Greeter two = client.reference(InterceptorTest.Greeter.class).version("2.0.0")
+                    .group("blue").proxy();
+            for (int i = 0; i < 3; i++) {
+                assertEquals("hello a", one.greet("a"));
+            }
+            assertEquals("hello b", two.greet("b"));
+            String service = InterceptorTest.Greeter.class.getName();
+            for (String[] side : new String[][] {{"client", "greeter-client"}, {"server", "greeter-server"}}) {
+                Timer v1 = registry.get("sluice.calls").tags("side", side[0], "interface", service, "method", "greet",
+                        "group", "blue", "version", "1.0.0", "application.name", side[1], "outcome", "success").timer();
+                assertEquals(3, v1.count(), side[0]);
+                Timer v2 = registry.get("sluice.calls").tags("side", side[0], "interface", service, "method", "greet",
+                        "group", "blue", "version", "2.0.0", "application.name", side[1], "outcome", "success").timer();
+                assertEquals(1, v2.count(), side[0]);
+                assertEquals(0, registry.get("sluice.calls.in.flight").tags("side", side[0], "interface", service,
+                        "group", "blue", "version", "1.0.0", "application.name", side[1]).gauge().value());
+            }
+            for (io.micrometer.core.instrument.Meter m : registry.getMeters()) {
+                assertEquals(null, m.getId().getTag("service"), "no tag key of Sluice's own: " + m.getId());
+            }
         }
     }
 

@@ -109,7 +109,7 @@ class TroubleMetersTest {
         }
         assertEquals(1, counter(registry, "sluice.transport.decode.errors", "server"));
         assertEquals(DubboConstants.HEADER_LENGTH + 2000 + 18,
-                counter(registry, "sluice.transport.bytes.in", "server"));
+                counter(registry, "sluice.transport.data.received", "server"));
         List<RecordedEvent> rejected = events(file, "dev.sluice.FrameRejected");
         assertEquals(1, rejected.size(), rejected.toString());
         assertEquals(2000, rejected.get(0).getLong("size"));
@@ -166,11 +166,11 @@ class TroubleMetersTest {
         String service = InterceptorTest.Greeter.class.getName();
         for (SendState state : SendState.values()) {
             int expected = ended.getOrDefault(state, 0);
-            Search counters = registry.find("sluice.calls.timeouts").tags("side", "client", "service", service,
+            Search counters = registry.find("sluice.calls.timeouts").tags("side", "client", "interface", service,
                     "method", "greetAsync", "sent", state.name().toLowerCase(Locale.ROOT));
             assertEquals(expected, counters.counter() == null ? 0 : counters.counter().count(), state.name());
         }
-        assertEquals(sent + unknown, counter(registry, "sluice.transport.frames.out", "client"),
+        assertEquals(sent + unknown, counter(registry, "sluice.transport.frames.sent", "client"),
                 "every request not withdrawn was written, none of the withdrawn ones");
         List<RecordedEvent> timeouts = events(file, "dev.sluice.CallTimeout");
         assertEquals(calls, timeouts.size());
@@ -202,7 +202,7 @@ class TroubleMetersTest {
             }
             assertEquals(meters, registry.getMeters().size(), "no meter for a service the server lacks");
             for (Meter m : registry.getMeters()) {
-                assertEquals(InterceptorTest.Greeter.class.getName(), m.getId().getTag("service"), m.getId()
+                assertEquals(InterceptorTest.Greeter.class.getName(), m.getId().getTag("interface"), m.getId()
                         .toString());
             }
         }

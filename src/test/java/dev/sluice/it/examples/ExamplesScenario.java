@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -23,6 +25,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -38,8 +44,9 @@ import java.util.zip.ZipFile;
  */
 public final class ExamplesScenario {
     static final List<String> NAMES = List.of("Ada", "Grace", "Linus");
-    private static final Duration START = Duration.ofSeconds(60);
-    private static final Duration RUN = Duration.ofSeconds(60);
+    /** A Spring Boot application with its web server and actuator takes a while on a loaded 2-core machine. */
+    private static final Duration START = Duration.ofSeconds(150);
+    private static final Duration RUN = Duration.ofSeconds(150);
     private static final Duration STOP = Duration.ofSeconds(30);
     /** The key that selects Sluice's native transport (a URL key, or a system property as here). */
     private static final String NATIVE = "sluice.native";
@@ -143,8 +150,9 @@ public final class ExamplesScenario {
         flags = command(flags, "-D" + NATIVE + "=auto");
         // Dubbo's QoS server runs on the application's Netty (4.1 here), beside Sluice's relocated one.
         int qosPort = DubboPeers.freePort();
+        int httpPort = DubboPeers.freePort();
         try (ExampleProcess provider = ExampleProcess.startJava("provider", dir, command(flags,
-                "-jar", providerJar.toString(), "--dubbo.protocol.port=" + port,
+                "-jar", providerJar.toString(), "--dubbo.protocol.port=" + port, "--server.port=" + httpPort,
                 "--dubbo.application.qos-enable=true", "--dubbo.application.qos-port=" + qosPort))) {
             provider.awaitLine(l -> l.contains("Started ProviderApplication"), START, "'Started ProviderApplication'");
             // Dubbo logs which RemotingServer it started: the class name is the transport.
@@ -156,6 +164,7 @@ public final class ExamplesScenario {
             List<String> answers;
             boolean sluiceClient;
             boolean nettyClient;
+            String consumerMeters;
             try (ExampleProcess consumer = ExampleProcess.startJava("consumer", dir, command(flags,
                     "-jar", consumerJar.toString(),
                     "--greeter.url=dubbo://" + host + ":" + port,
@@ -164,6 +173,8 @@ public final class ExamplesScenario {
                 answers = consumer.lines().stream().filter(l -> l.startsWith("greet(")).toList();
                 sluiceClient = consumer.printed("from SluiceDubboClient");
                 nettyClient = consumer.printed("NettyClient");
+                consumerMeters = consumer.lines().stream().filter(l -> l.startsWith("sluice meters: ")).findFirst()
+                        .orElse("");
                 reportLeaks("consumer", consumer);
             }
             List<String> problems = new ArrayList<>();
@@ -177,6 +188,9 @@ public final class ExamplesScenario {
             // The consumer's Dubbo connected through the sluice Transporter, and never through its own netty4 one.
             Scenario.check("consumer-transport", sluiceClient && !nettyClient,
                     "consumer log: 'from SluiceDubboClient' " + sluiceClient + ", 'NettyClient' " + nettyClient);
+            consumerMeters(consumerMeters);
+            prometheus(httpPort);
+            connectionLimit(provider, host, port, httpPort);
 
             // The provider's I/O threads are Sluice's event loops; Dubbo's netty4 server would run NettyServerWorker.
             List<String> threads = provider.threadNames(Duration.ofSeconds(20));
@@ -325,6 +339,154 @@ public final class ExamplesScenario {
         Scenario.check("provider-epoll", shadedEpoll || !available,
                 "epoll available on this machine, but the provider has no " + SHADED_EPOLL_LIBRARY + "* mapped");
         Scenario.ok("provider-native", "epollAvailable", available, "shadedEpollLoaded", shadedEpoll);
+    }
+
+    /**
+     * What the consumer printed of Sluice's meters: its call timer, tagged as Dubbo tags its own call meters
+     * ({@code interface}, {@code method}, {@code group}, {@code version}, {@code application.name} = the Spring
+     * application's name), counted every greeting; and frames sent under the transport name its application.yml gives
+     * in {@code dubbo.consumer.parameters.sluice.metrics}, so that YAML key reached the transport.
+     */
+    private static void consumerMeters(String line) {
+        boolean tags = line.contains("tag(application.name=greeter-consumer)")
+                && line.contains("tag(interface=dev.sluice.examples.springboot.api.Greeter)")
+                && line.contains("tag(group=)") && line.contains("tag(version=)") && line.contains("tag(side=client)");
+        boolean counted = line.contains(" count=" + NAMES.size() + ";");
+        Matcher frames = Pattern.compile("frames sent by transport 'greeter-consumer' (\\d+)$").matcher(line);
+        boolean sent = frames.find() && Long.parseLong(frames.group(1)) >= NAMES.size();
+        Scenario.check("consumer-meters", tags && counted && sent, "consumer printed: '" + line + "'");
+    }
+
+    /**
+     * The provider's {@code /actuator/prometheus} (Spring Boot's registry, which Sluice's global-registry meters join)
+     * and {@code /actuator/health}: Sluice's call timer with Dubbo's tag keys, its transport meters under the name
+     * application.yml sets in {@code dubbo.protocol.parameters.sluice.metrics}, with no base unit doubled in a name,
+     * the stalled-connection and pending-bytes gauges, and the relocated Netty's loops and allocator under
+     * Micrometer's Netty meter names.
+     */
+    private static void prometheus(int httpPort) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                + "/actuator/health")).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        Scenario.check("provider-health", health.statusCode() == 200 && health.body().contains("\"UP\""),
+                "/actuator/health: " + health.statusCode() + " " + health.body());
+        HttpResponse<String> scrape = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                        + "/actuator/prometheus")).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        List<String> lines = scrape.body().lines().filter(l -> !l.startsWith("#")).toList();
+        List<String> problems = new ArrayList<>();
+        if (scrape.statusCode() != 200) {
+            problems.add("status " + scrape.statusCode());
+        }
+        String calls = sample(lines, problems, "sluice_calls_seconds_count{", "side=\"server\"",
+                "interface=\"dev.sluice.examples.springboot.api.Greeter\"", "method=\"greet\"", "group=\"\"",
+                "version=\"\"", "application_name=\"greeter-provider\"", "outcome=\"success\"");
+        if (calls != null && value(calls) != NAMES.size()) {
+            problems.add("server calls counted " + calls);
+        }
+        String frames = sample(lines, problems, "sluice_transport_frames_received_total{",
+                "transport=\"greeter-provider\"");
+        if (frames != null && value(frames) < NAMES.size()) {
+            problems.add("frames received " + frames);
+        }
+        sample(lines, problems, "sluice_transport_data_received_bytes_total{", "transport=\"greeter-provider\"");
+        sample(lines, problems, "sluice_transport_connections_stalled{", "transport=\"greeter-provider\"");
+        sample(lines, problems, "sluice_transport_write_pending_bytes{", "transport=\"greeter-provider\"");
+        sample(lines, problems, "netty_eventexecutor_tasks_pending{", "name=\"sluice-server-");
+        sample(lines, problems, "netty_allocator_memory_used_bytes{", "allocator_type=\"PooledByteBufAllocator\"",
+                "memory_type=\"direct\"");
+        List<String> doubled = lines.stream().filter(l -> l.startsWith("sluice_"))
+                .filter(l -> l.matches("^\\w*_(bytes|seconds)_\\w*_(bytes|seconds)(_total|_count|_sum|_max)?[{ ].*"))
+                .toList();
+        if (!doubled.isEmpty()) {
+            problems.add("a base unit twice in a name: " + doubled);
+        }
+        report("provider-prometheus", problems, "sluiceSamples", lines.stream().filter(l -> l.startsWith("sluice_"))
+                .count());
+    }
+
+    /**
+     * The provider's application.yml limits connections from one address to 20
+     * ({@code dubbo.protocol.parameters.sluice.max-connections-per-address}): once the consumer's connection is gone,
+     * 21 connections from here leave exactly one refused (closed as accepted) and 20 open, and the provider logs the
+     * refusal naming that key. Sockets are read with a short timeout: a timeout means open, end of stream refused.
+     */
+    private static void connectionLimit(ExampleProcess provider, String host, int port, int httpPort)
+            throws Exception {
+        String open = "sluice_transport_connections{transport=\"greeter-provider\"}";
+        awaitSample(httpPort, open, 0);
+        List<Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 21; i++) {
+                Socket s = new Socket(host, port);
+                s.setSoTimeout(100);
+                sockets.add(s);
+            }
+            int refused = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            List<Socket> undecided = new ArrayList<>(sockets);
+            while (refused == 0 && System.nanoTime() < deadline) {
+                for (java.util.Iterator<Socket> it = undecided.iterator(); it.hasNext(); ) {
+                    try {
+                        if (it.next().getInputStream().read() < 0) {
+                            refused++;
+                            it.remove();
+                        }
+                    } catch (SocketTimeoutException e) {
+                        // still open
+                    } catch (IOException e) {
+                        refused++; // reset as it was closed
+                        it.remove();
+                    }
+                }
+            }
+            double admitted = awaitSample(httpPort, open, 20);
+            boolean logged = provider.printed("Raise the sluice.max-connections-per-address URL key");
+            Scenario.check("provider-connection-limit", refused == 1 && admitted == 20 && logged,
+                    refused + " of 21 connections refused, " + admitted + " open, refusal logged naming the key: "
+                            + logged);
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
+
+    /** Scrapes until the sample {@code name} reads {@code expected} (at most 20 s); returns its last value. */
+    private static double awaitSample(int httpPort, String name, double expected) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        double last = Double.NaN;
+        do {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/actuator/prometheus")).timeout(Duration.ofSeconds(20)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            for (String l : body.lines().toList()) {
+                if (l.startsWith(name + " ")) {
+                    last = value(l);
+                }
+            }
+            if (last == expected) {
+                return last;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a poll of the provider's report, not a sync
+        } while (System.nanoTime() < deadline);
+        return last;
+    }
+
+    /** The first sample line starting with {@code prefix} that has every label; else a problem, and null. */
+    private static String sample(List<String> lines, List<String> problems, String prefix, String... labels) {
+        for (String l : lines) {
+            if (l.startsWith(prefix) && Stream.of(labels).allMatch(l::contains)) {
+                return l;
+            }
+        }
+        problems.add("no sample " + prefix + String.join(",", labels) + "...}");
+        return null;
+    }
+
+    private static double value(String sample) {
+        return Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1));
     }
 
     /** Dubbo's QoS server, on the application's Netty 4.1 in the same JVM as Sluice, answers an HTTP command. */

@@ -81,20 +81,25 @@ class ExamplesTest {
      * (never its netty4 {@code NettyServer}/{@code NettyClient}), and the provider's I/O threads are Sluice's
      * {@code sluice-server-*} event loops. The example keeps Spring Boot's own Netty 4.1 ({@code io.netty.util.Version}
      * on its class path); Sluice's loops run on the Netty relocated into the sluice-dubbo jar, on epoll where the
-     * machine has it, and Dubbo's own QoS server on Netty 4.1 answers in the same provider JVM.
+     * machine has it, and Dubbo's own QoS server on Netty 4.1 answers in the same provider JVM. The provider's
+     * {@code /actuator/prometheus} has Sluice's meters with Dubbo's tag keys under the names its application.yml sets
+     * with {@code sluice.*} keys among the protocol's {@code parameters}, and the consumer prints its own, named by
+     * its {@code dubbo.consumer.parameters}; the provider's YAML limit of connections per address refuses the 21st.
      */
     @Test
+    @Timeout(value = 480, unit = TimeUnit.SECONDS) // two Spring Boot JVMs with web servers, each up to START
     void springBootConsumerCallsSpringBootProviderOverSluice() throws Exception {
         Path target = examples().resolve("spring-boot-dubbo/target");
         ChildResult result = IsolatedJvm.of(ExamplesScenario.class)
                 .name("example-spring-boot")
                 .args("spring-boot", target.resolve("greeter-provider.jar").toString(),
                         target.resolve("greeter-consumer.jar").toString())
-                .timeout(Duration.ofSeconds(150))
+                .timeout(Duration.ofSeconds(420))
                 .run();
         System.out.println("spring boot example: " + result);
 
         result.assertPassed("provider-netty", "provider-started", "consumer-calls", "consumer-transport",
+                "consumer-meters", "provider-health", "provider-prometheus", "provider-connection-limit",
                 "provider-threads", "provider-epoll", "provider-dubbo-netty", "provider-stopped", Scenario.LEAK_GATE);
         // The application keeps Spring Boot's Netty 4.1; Sluice runs on the Netty 4.2 relocated into its jar.
         assertTrue(result.metric("provider-netty-versions", "nettyCommon").startsWith("4.1."), result.toString());

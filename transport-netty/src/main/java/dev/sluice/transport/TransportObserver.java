@@ -1,5 +1,6 @@
 package dev.sluice.transport;
 
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,12 +13,29 @@ import java.util.function.LongSupplier;
  * thread-safe, must not block, and must not throw; they run on the write path and should cost tens of nanoseconds.
  */
 public interface TransportObserver {
+    /**
+     * The transport started on {@code eventLoops} (its own, or a group it was lent; a group shared by many
+     * transports is reported by each of them) and allocates its buffers from the {@code allocator} kind. Called once
+     * per transport, on the thread that builds it, never on one of those loops; an observer may read the loops'
+     * queued tasks (Sluice's Micrometer binding does).
+     */
+    default void transportStarted(Iterable<? extends Executor> eventLoops, AllocatorKind allocator) {
+    }
+
     /** A connection became active; {@code pendingBytes} reads its bytes not yet taken by the socket until closed. */
     default void connectionOpened(LongSupplier pendingBytes) {
     }
 
     /** The connection opened with {@code pendingBytes} closed. */
     default void connectionClosed(LongSupplier pendingBytes) {
+    }
+
+    /**
+     * A connection was marked stalled ({@code stalled} true: it was written to and its peer did not answer the
+     * liveness probe within the stall timeout), or a stalled connection was read from again or closed ({@code stalled}
+     * false). Called on the connection's event loop; every true is followed by exactly one false.
+     */
+    default void stallChanged(boolean stalled) {
     }
 
     /** Bytes read from a socket (after TLS). */

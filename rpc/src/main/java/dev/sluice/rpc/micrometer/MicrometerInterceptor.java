@@ -19,29 +19,40 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Per-method call meters, as an interceptor for {@code SluiceClient.Builder.intercept} or
- * {@code SluiceServer.Builder.intercept}:
+ * {@code SluiceServer.Builder.intercept}, tagged as Apache Dubbo tags its own call meters ({@code interface},
+ * {@code method}, {@code group}, {@code version}, {@code application.name}), so they join Dubbo's dashboards:
  *
  * <ul>
- *   <li>{@code sluice.calls} — timer, tags {@code side} (client/server), {@code service}, {@code method},
- *       {@code outcome} ({@code success}, {@code application_exception}, {@code timeout}, {@code failure});
- *       percentiles as given to {@link #create}.</li>
- *   <li>{@code sluice.calls.in.flight} — gauge, tags {@code side}, {@code service}: calls started, not ended.</li>
- *   <li>{@code sluice.calls.timeouts} — counter, tags {@code side}, {@code service}, {@code method}, {@code sent}
- *       ({@code not_sent}: withdrawn, the provider never saw it; {@code sent}; {@code unknown}).</li>
+ *   <li>{@code sluice.calls} — timer, tags {@code side} (client/server), {@code interface}, {@code method},
+ *       {@code group}, {@code version}, {@code application.name}, {@code outcome} ({@code success},
+ *       {@code application_exception}, {@code timeout}, {@code failure}); percentiles as given to
+ *       {@link #create}.</li>
+ *   <li>{@code sluice.calls.in.flight} — gauge, tags {@code side}, {@code interface}, {@code group},
+ *       {@code version}, {@code application.name}: calls started, not ended.</li>
+ *   <li>{@code sluice.calls.timeouts} — counter, tags {@code side}, {@code interface}, {@code method},
+ *       {@code group}, {@code version}, {@code application.name}, {@code sent} ({@code not_sent}: withdrawn, the
+ *       provider never saw it; {@code sent}; {@code unknown}).</li>
  * </ul>
  *
- * <p>Tag values come from the services and methods a proxy or a server registered (the server intercepts only
- * calls that resolved to a registered method), so cardinality stays bounded. Threads: see
- * {@link SluiceInterceptor}; thread-safe.
+ * <p>{@code application.name} is the endpoint's {@code applicationName} (builder option; {@code ""} when not set);
+ * {@code group} and {@code version} are {@code ""} when the service has none (Dubbo's default version
+ * {@code 0.0.0} and the wildcard {@code *} count as none). Tag values come from the services and methods a proxy or
+ * a server registered (the server intercepts only calls that resolved to a registered service, version and group),
+ * so cardinality stays bounded. Threads: see {@link SluiceInterceptor}; thread-safe.
  */
 public final class MicrometerInterceptor implements SluiceInterceptor {
     private static final Outcome.Kind[] KINDS = Outcome.Kind.values();
     private static final SendState[] SEND_STATES = SendState.values();
+    private static final String[] SIDES = {"client", "server"};
 
     private final MeterRegistry registry;
     private final double[] percentiles;
-    /** Meters of client-side calls, then of server-side calls (by {@link Invocation.Side} ordinal). */
-    private final SideMeters[] sides = {new SideMeters("client"), new SideMeters("server")};
+    /**
+     * In-flight counts by service, meters by method, created on first use (a racing creation registers the same
+     * meter twice, which Micrometer answers with the one already registered).
+     */
+    private final ConcurrentHashMap<ServiceKey, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<MethodKey, MethodMeters> methods = new ConcurrentHashMap<>();
 
     private MicrometerInterceptor(MeterRegistry registry, double[] percentiles) {
         this.registry = registry;
@@ -56,74 +67,74 @@ public final class MicrometerInterceptor implements SluiceInterceptor {
 
     @Override
     public void onCall(Invocation inv) {
-        sides[inv.side().ordinal()].inFlight(inv.service()).incrementAndGet();
+        inFlight(service(inv)).incrementAndGet();
     }
 
     @Override
     public void onComplete(Invocation inv, Outcome outcome) {
-        SideMeters side = sides[inv.side().ordinal()];
-        side.inFlight(inv.service()).decrementAndGet();
-        MethodMeters method = side.method(inv.service(), inv.method());
+        ServiceKey service = service(inv);
+        inFlight(service).decrementAndGet();
+        MethodKey key = new MethodKey(service, inv.method());
+        MethodMeters method = methods.get(key);
+        if (method == null) {
+            method = methods.computeIfAbsent(key, MethodMeters::new);
+        }
         method.timer(outcome.kind()).record(outcome.durationNanos(), TimeUnit.NANOSECONDS);
         if (outcome.exception() instanceof RpcTimeoutException) {
             method.timeouts(((RpcTimeoutException) outcome.exception()).sendState()).increment();
         }
     }
 
-    /**
-     * The meters of one side, looked up by service and method name without building a key per call (the meters
-     * are created once per tag combination; a racing creation registers the same meter twice, which Micrometer
-     * answers with the one already registered).
-     */
-    private final class SideMeters {
-        final String tag;
-        final ConcurrentHashMap<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
-        final ConcurrentHashMap<String, ConcurrentHashMap<String, MethodMeters>> methods = new ConcurrentHashMap<>();
+    private static ServiceKey service(Invocation inv) {
+        return new ServiceKey(inv.side().ordinal(), inv.applicationName(), inv.service(), orNone(inv.group()),
+                version(inv.version()));
+    }
 
-        SideMeters(String tag) {
-            this.tag = tag;
-        }
+    /** A version tag: none for null, empty, Dubbo's default {@code 0.0.0} and the wildcard {@code *}. */
+    private static String version(String version) {
+        return version == null || version.equals("0.0.0") || version.equals("*") ? "" : version;
+    }
 
-        AtomicInteger inFlight(String service) {
-            AtomicInteger count = inFlight.get(service);
-            return count != null ? count : inFlight.computeIfAbsent(service, k -> {
-                AtomicInteger c = new AtomicInteger();
-                Gauge.builder("sluice.calls.in.flight", c, AtomicInteger::get)
-                        .tags("side", tag, "service", service).register(registry);
-                return c;
-            });
-        }
+    private static String orNone(String s) {
+        return s == null ? "" : s;
+    }
 
-        MethodMeters method(String service, String method) {
-            ConcurrentHashMap<String, MethodMeters> byMethod = methods.get(service);
-            if (byMethod == null) {
-                byMethod = methods.computeIfAbsent(service, k -> new ConcurrentHashMap<>());
-            }
-            MethodMeters meters = byMethod.get(method);
-            return meters != null ? meters : byMethod.computeIfAbsent(method, k -> new MethodMeters(tag, service, k));
+    private AtomicInteger inFlight(ServiceKey service) {
+        AtomicInteger count = inFlight.get(service);
+        return count != null ? count : inFlight.computeIfAbsent(service, k -> {
+            AtomicInteger c = new AtomicInteger();
+            Gauge.builder("sluice.calls.in.flight", c, AtomicInteger::get).tags(k.tags()).register(registry);
+            return c;
+        });
+    }
+
+    /** One service of one side of one application: the tags every call meter shares. */
+    private record ServiceKey(int side, String application, String service, String group, String version) {
+        Tags tags() {
+            return Tags.of("side", SIDES[side], "interface", service, "group", group, "version", version,
+                    "application.name", application);
         }
+    }
+
+    /** One method of a {@link ServiceKey}. */
+    private record MethodKey(ServiceKey service, String method) {
     }
 
     /** One method's timers by outcome and timeout counters by send state, created on first use. */
     private final class MethodMeters {
-        final String side;
-        final String service;
-        final String method;
+        final Tags tags;
         final AtomicReferenceArray<Timer> timers = new AtomicReferenceArray<>(KINDS.length);
         final AtomicReferenceArray<Counter> timeouts = new AtomicReferenceArray<>(SEND_STATES.length);
 
-        MethodMeters(String side, String service, String method) {
-            this.side = side;
-            this.service = service;
-            this.method = method;
+        MethodMeters(MethodKey key) {
+            this.tags = key.service().tags().and("method", key.method());
         }
 
         Timer timer(Outcome.Kind kind) {
             Timer timer = timers.get(kind.ordinal());
             if (timer == null) {
                 timer = Timer.builder("sluice.calls")
-                        .tags(Tags.of("side", side, "service", service, "method", method,
-                                "outcome", kind.name().toLowerCase(Locale.ROOT)))
+                        .tags(tags.and("outcome", kind.name().toLowerCase(Locale.ROOT)))
                         .publishPercentiles(percentiles).register(registry);
                 timers.set(kind.ordinal(), timer);
             }
@@ -134,8 +145,7 @@ public final class MicrometerInterceptor implements SluiceInterceptor {
             Counter counter = timeouts.get(state.ordinal());
             if (counter == null) {
                 counter = Counter.builder("sluice.calls.timeouts")
-                        .tags("side", side, "service", service, "method", method,
-                                "sent", state.name().toLowerCase(Locale.ROOT))
+                        .tags(tags.and("sent", state.name().toLowerCase(Locale.ROOT)))
                         .register(registry);
                 timeouts.set(state.ordinal(), counter);
             }

@@ -144,6 +144,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ConnectionClosedException cause = new ConnectionClosedException(
                 "Connection " + ctx.channel().localAddress() + " -> " + ctx.channel().remoteAddress() + " closed");
         connection.writeQueue().channelClosed(cause);
+        connection.closedForObserver();
         if (observer != null) {
             observer.connectionClosed(pendingBytes);
         }

@@ -2,6 +2,8 @@ package dev.sluice.transport.netty;
 
 import dev.sluice.transport.AllocatorKind;
 import dev.sluice.transport.NativeTransport;
+import dev.sluice.transport.TransportObserver;
+import dev.sluice.transport.TransportOptions;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -157,11 +159,23 @@ public final class EventLoops {
         }
     }
 
-    static ByteBufAllocator allocator(AllocatorKind kind) {
+    /** The buffer allocator every transport of {@code kind} uses (one per kind in the process). */
+    public static ByteBufAllocator allocator(AllocatorKind kind) {
         return kind == AllocatorKind.ADAPTIVE ? AdaptiveHolder.INSTANCE : PooledByteBufAllocator.DEFAULT;
     }
 
-    /** Shuts the group down if owned; completes at once for a borrowed group. */
+    /**
+     * Tells the options' observer, if any, that a transport started on these loops with the options' allocator
+     * ({@link dev.sluice.transport.TransportObserver#transportStarted}). The building thread.
+     */
+    void started(TransportOptions options) {
+        TransportObserver observer = GuardedObserver.of(options.observer());
+        if (observer != null) {
+            observer.transportStarted(group, options.allocator());
+        }
+    }
+
+        /** Shuts the group down if owned; completes at once for a borrowed group. */
     CompletableFuture<Void> release(Duration timeout) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (!owned) {

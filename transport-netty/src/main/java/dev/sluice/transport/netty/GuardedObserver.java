@@ -1,8 +1,10 @@
 package dev.sluice.transport.netty;
 
+import dev.sluice.transport.AllocatorKind;
 import dev.sluice.transport.TransportObserver;
 import dev.sluice.transport.internal.LogLimiter;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +36,24 @@ final class GuardedObserver implements TransportObserver {
     /** {@code observer} guarded; null stays null (no observer, no calls at all). */
     static TransportObserver of(TransportObserver observer) {
         return observer == null || observer instanceof GuardedObserver ? observer : new GuardedObserver(observer);
+    }
+
+    @Override
+    public void transportStarted(Iterable<? extends Executor> eventLoops, AllocatorKind allocator) {
+        try {
+            observer.transportStarted(eventLoops, allocator);
+        } catch (Throwable t) {
+            threw("transportStarted", t);
+        }
+    }
+
+    @Override
+    public void stallChanged(boolean stalled) {
+        try {
+            observer.stallChanged(stalled);
+        } catch (Throwable t) {
+            threw("stallChanged", t);
+        }
     }
 
     @Override

@@ -83,6 +83,7 @@ public final class NettyClientTransport implements ClientTransport {
                                 () -> connectionLost(ch));
                     }
                 });
+        loops.started(options);
     }
 
     public static Builder builder() {

@@ -36,6 +36,8 @@ public final class NettyConnection implements Connection {
     private final TransportObserver observer;
     /** Written by {@link StallDetector} on the event loop; read by any thread. */
     private volatile boolean stalled;
+    /** The observer was told this connection is stalled and not yet that it is not. Event loop only. */
+    private boolean stallReported;
 
     NettyConnection(Channel channel, FrameEncoder encoder, TransportOptions options) {
         this.channel = channel;
@@ -89,9 +91,22 @@ public final class NettyConnection implements Connection {
         return stalled;
     }
 
-    /** Event loop ({@link StallDetector}). */
+    /** Event loop ({@link StallDetector}); the observer hears of each change while the channel is open. */
     void stalled(boolean value) {
         stalled = value;
+        reportStall(value && channel.isActive());
+    }
+
+    /** Event loop, as the channel closes: a stalled connection stops counting as one for the observer. */
+    void closedForObserver() {
+        reportStall(false);
+    }
+
+    private void reportStall(boolean value) {
+        if (observer != null && value != stallReported) {
+            stallReported = value;
+            observer.stallChanged(value);
+        }
     }
 
     @Override

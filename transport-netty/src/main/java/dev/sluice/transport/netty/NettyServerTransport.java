@@ -237,6 +237,7 @@ public final class NettyServerTransport implements ServerTransport {
             try {
                 Channel server = b.bind(address).syncUninterruptibly().channel();
                 log.debug("Sluice server bound to {} on {}", server.localAddress(), el.kind());
+                el.started(opts);
                 return new NettyServerTransport(el, server, connections, limits);
             } catch (Exception e) { // bind failures arrive as checked exceptions rethrown by Netty
                 el.release(Duration.ofSeconds(1));
