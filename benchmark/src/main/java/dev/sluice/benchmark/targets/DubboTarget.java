@@ -149,6 +149,11 @@ public final class DubboTarget implements BenchTarget {
         return names;
     }
 
+    /** The target's name as Dubbo allows an application name (digits, letters, '-', '_', '.'): '+' becomes '-'. */
+    private String appName() {
+        return name.replace('+', '-');
+    }
+
     private static ApplicationConfig application(String name) {
         ApplicationConfig app = new ApplicationConfig(name);
         app.setQosEnable(false);
@@ -187,7 +192,7 @@ public final class DubboTarget implements BenchTarget {
         async.setFilter("-default");
 
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
-        bootstrap.application(application("sluice-bench-" + name + "-server"))
+        bootstrap.application(application("sluice-bench-" + appName() + "-server"))
                 .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
                 .protocol(protocol)
                 .service(service)
@@ -210,7 +215,7 @@ public final class DubboTarget implements BenchTarget {
         consumer.setClient(transporter);
         consumer.setFilter("-default");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
-        bootstrap.application(application("sluice-bench-" + name + "-client"))
+        bootstrap.application(application("sluice-bench-" + appName() + "-client"))
                 .consumer(consumer)
                 .reference(reference)
                 .start();
