@@ -14,9 +14,10 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run) or
- * {@value #HESSIAN2}. Each group has a baseline every target of the group is compared with: real Dubbo on netty4 in
- * the same serialization. To add a target, implement {@link BenchTarget} and add one {@code register} line here.
+ * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run),
+ * {@value #HESSIAN2}, {@value #LEVERS} or {@value #OVERHEAD}. Each group has a baseline every target of the group
+ * is compared with: real Dubbo on netty4 in the same serialization. To add a target, implement
+ * {@link BenchTarget} and add one {@code register} line here.
  */
 public final class Targets {
 
@@ -34,6 +35,12 @@ public final class Targets {
      * with the plain target: {@code --targets sluice,overhead}.
      */
     public static final String OVERHEAD = "overhead";
+    /**
+     * Dubbo's provider-side levers, each compared with {@code dubbo-netty4} and {@code dubbo-sluice} in the same run
+     * ({@code --targets dubbo-netty4,dubbo-sluice,levers}): Sluice's hot-worker {@code ThreadPool} on either
+     * Transporter, and {@code dispatcher=direct} as the bound of removing the provider's hand-off.
+     */
+    public static final String LEVERS = "levers";
     /** {@code --targets all}. */
     public static final String ALL = "all";
 
@@ -48,6 +55,16 @@ public final class Targets {
                 "the same Dubbo 3.3.6 app with server=sluice client=sluice (Sluice's Dubbo Transporter)"));
         register(FASTJSON2, "sluice", () -> new SluiceTarget("sluice", Serialization.FASTJSON2));
         register(FASTJSON2, "raw", RawTarget::new);
+        register(LEVERS, "dubbo-sluice+pool", () -> new DubboTarget("dubbo-sluice+pool", "sluice", "fastjson2",
+                "sluice", null, "dubbo-sluice with threadpool=sluice (Sluice's hot-worker pool runs the provider's"
+                        + " service methods)"));
+        register(LEVERS, "dubbo-netty4+pool", () -> new DubboTarget("dubbo-netty4+pool", "netty4", "fastjson2",
+                "sluice", null, "dubbo-netty4 with threadpool=sluice: what the pool gives without Sluice's"
+                        + " Transporter"));
+        register(LEVERS, "dubbo-sluice+direct", () -> new DubboTarget("dubbo-sluice+direct", "sluice", "fastjson2",
+                null, "direct", "dubbo-sluice with dispatcher=direct: service methods on the I/O thread. A"
+                        + " measurement lever (the bound of removing the provider's hand-off), not a recommendation:"
+                        + " a method that blocks stalls every connection of its event loop"));
         register(OVERHEAD, "sluice+jfr", () -> new SluiceTarget("sluice+jfr", Serialization.FASTJSON2,
                 SluiceTarget.Observed.JFR));
         register(OVERHEAD, "sluice+metrics", () -> new SluiceTarget("sluice+metrics", Serialization.FASTJSON2,
@@ -104,21 +121,24 @@ public final class Targets {
     }
 
     /**
-     * Expands a {@code --targets} list: target names stay, the group names {@value #FASTJSON2} and {@value #HESSIAN2}
-     * and {@value #ALL} become their targets. Order: registry order; duplicates are dropped.
+     * Expands a {@code --targets} list: target names stay, the group names {@value #FASTJSON2}, {@value #HESSIAN2},
+     * {@value #LEVERS}, {@value #OVERHEAD} and {@value #ALL} become their targets. Order: registry order; duplicates
+     * are dropped.
      *
      * @throws IllegalArgumentException for a name that is neither a target nor a group
      */
     public static List<String> expand(List<String> names) {
         Set<String> wanted = new LinkedHashSet<>();
         for (String n : names) {
-            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || OVERHEAD.equals(n) || ALL.equals(n)) {
+            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || LEVERS.equals(n) || OVERHEAD.equals(n)
+                    || ALL.equals(n)) {
                 wanted.addAll(group(n));
             } else if (TARGETS.containsKey(n)) {
                 wanted.add(n);
             } else {
                 throw new IllegalArgumentException("unknown target '" + n + "'; known: " + String.join(", ", names())
-                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + OVERHEAD + ", " + ALL + ")");
+                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + LEVERS + ", " + OVERHEAD + ", " + ALL
+                        + ")");
             }
         }
         List<String> out = new ArrayList<>(names());

@@ -101,11 +101,40 @@ class TargetsTest {
         }
     }
 
+    /**
+     * The provider-side levers: a group of their own, compared with dubbo-netty4, in {@code all} (so {@code --smoke}
+     * runs them) but not in the default run; each sets only its lever on top of its Transporter.
+     */
+    @Test
+    void theProviderLeversAreAGroupInAllButNotInTheDefaultRun() {
+        assertEquals(List.of("dubbo-sluice+pool", "dubbo-netty4+pool", "dubbo-sluice+direct"),
+                Targets.group(Targets.LEVERS));
+        assertTrue(Targets.group(Targets.ALL).containsAll(Targets.group(Targets.LEVERS)));
+        assertTrue(java.util.Collections.disjoint(Targets.defaultNames(), Targets.group(Targets.LEVERS)));
+        DubboTarget pool = (DubboTarget) Targets.get("dubbo-sluice+pool");
+        assertEquals(List.of("sluice", "sluice", "fastjson2"), List.of(pool.transporter(), pool.threadpool(),
+                pool.serialization()));
+        assertNull(pool.dispatcher());
+        DubboTarget netty4Pool = (DubboTarget) Targets.get("dubbo-netty4+pool");
+        assertEquals(List.of("netty4", "sluice"), List.of(netty4Pool.transporter(), netty4Pool.threadpool()));
+        DubboTarget direct = (DubboTarget) Targets.get("dubbo-sluice+direct");
+        assertEquals(List.of("sluice", "direct"), List.of(direct.transporter(), direct.dispatcher()));
+        assertNull(direct.threadpool());
+        assertTrue(direct.description().contains("not a recommendation"), direct.description());
+        for (String name : Targets.group(Targets.LEVERS)) {
+            assertEquals(Targets.BASELINE, Targets.baselineOf(name));
+            assertNull(Targets.get(name).unavailableReason(), name);
+        }
+        DubboTarget missing = new DubboTarget("x", "netty4", "fastjson2", "no-such-pool", null, "test");
+        assertTrue(missing.unavailableReason().contains("no Dubbo ThreadPool named 'no-such-pool'"),
+                missing.unavailableReason());
+    }
+
     @Test
     void targetListsExpandGroupsInReportOrder() {
         assertEquals(List.of("sluice", "dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
                 Targets.expand(List.of("hessian2", "sluice", "sluice-hessian2")));
-        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "overhead")));
+        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "levers", "overhead")));
         assertEquals(List.of("sluice", "sluice+jfr", "sluice+metrics"),
                 Targets.expand(List.of("sluice", "overhead")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

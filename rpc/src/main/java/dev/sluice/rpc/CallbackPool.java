@@ -1,5 +1,6 @@
 package dev.sluice.rpc;
 
+import dev.sluice.transport.internal.ServicePool;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 

@@ -9,6 +9,7 @@ import dev.sluice.transport.Connection;
 import dev.sluice.transport.SluiceException;
 import dev.sluice.transport.TransportOptions;
 import dev.sluice.transport.WriteListener;
+import dev.sluice.transport.internal.ServicePool;
 import dev.sluice.transport.netty.NettyServerTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.sluice.rpc;
 
 import dev.sluice.transport.internal.LogLimiter;
+import dev.sluice.transport.internal.ServicePool;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;

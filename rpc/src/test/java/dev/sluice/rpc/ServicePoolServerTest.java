@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.codec.dubbo.internal.DubboConstants;
+import dev.sluice.transport.internal.ServicePool;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

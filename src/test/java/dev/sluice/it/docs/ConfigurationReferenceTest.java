@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.DecodeLimits;
 import dev.sluice.codec.dubbo.DubboCodec;
+import dev.sluice.dubbo.SluiceThreadPool;
 import dev.sluice.dubbo.SluiceTransporter;
 import dev.sluice.rpc.EndpointBuilder;
 import dev.sluice.rpc.SluiceClient;
 import dev.sluice.rpc.SluiceServer;
 import dev.sluice.transport.TransportOptions;
+import dev.sluice.transport.internal.ServicePool;
 import dev.sluice.transport.netty.NettyClientTransport;
 import dev.sluice.transport.netty.NettyServerTransport;
 import dev.sluice.transport.netty.TransportBuilder;
@@ -34,6 +36,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -347,6 +350,17 @@ class ConfigurationReferenceTest {
         d.put("accepts", String.valueOf(callStatic(urlOptions(), "maxConnections", url)));
         d.put("timeout", ms(CommonConstants.DEFAULT_TIMEOUT)); // CallClock and SluiceChannel fall back to it
         d.put("dubbo.service.shutdown.wait", ms(CommonConstants.DEFAULT_SERVER_SHUTDOWN_TIMEOUT));
+        ServicePool pool = (ServicePool) new SluiceThreadPool().getExecutor(url); // threadpool=sluice, no other key
+        try {
+            d.put("threads", String.valueOf(pool.maxThreads()));
+            d.put("queues", String.valueOf(pool.maxInFlight() - pool.maxThreads()));
+            assertEquals(ServicePool.coreThreads(pool.maxThreads()), pool.coreThreads(),
+                    "corethreads 0 means one per core, at least 2, at most threads");
+            d.put("corethreads", "0");
+            d.put("alive", ms(TimeUnit.NANOSECONDS.toMillis(pool.keepAliveNanos())));
+        } finally {
+            pool.shutdownNow();
+        }
 
         SluiceServer.Builder sb = SluiceServer.builder();
         Object st = field(sb, "transport");

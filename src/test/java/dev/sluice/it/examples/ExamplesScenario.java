@@ -257,6 +257,7 @@ public final class ExamplesScenario {
             Scenario.check("shaded-jar-calls", exit == 0 && program.printed("SHADED done")
                             && "sluice:a".equals(facts.get("sluiceClient"))
                             && "netty4:b".equals(facts.get("netty4Client"))
+                            && "true".equals(facts.get("sluicePool"))
                             && facts.getOrDefault("nettyCommon", "").startsWith("4.1.")
                             && (!epoll || "true".equals(facts.get("shadedEpollLoaded"))),
                     "exit " + exit + ", epoll available " + epoll + ", printed " + facts);

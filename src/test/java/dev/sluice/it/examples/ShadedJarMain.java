@@ -4,6 +4,8 @@ import dev.sluice.it.harness.DubboPeers;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.ServiceConfig;
@@ -17,7 +19,9 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  *
  * <p>It exports {@link Echo} with {@code server=sluice} (the native transport from {@code -Dsluice.native}) and calls
  * it twice in the same JVM: through Sluice's client and through Dubbo's own netty4 client, which runs on the
- * application's Netty 4.1 beside the relocated Netty 4.2 inside the sluice-dubbo jar.
+ * application's Netty 4.1 beside the relocated Netty 4.2 inside the sluice-dubbo jar. The provider runs its calls on
+ * {@code threadpool=sluice}, the jar's {@code ThreadPool} extension ({@code sluicePool}: the calls ran on its workers
+ * and its monitor thread runs).
  *
  * <p>Arguments: {@code <host> <port>}. Runs on its main thread; Dubbo's and Sluice's threads do the I/O.
  */
@@ -37,8 +41,14 @@ public final class ShadedJarMain {
 
         ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
         protocol.setServer("sluice");
+        protocol.setThreadpool("sluice");
+        protocol.setParameters(Map.of("threadname", "shaded-pool"));
+        AtomicReference<String> servedOn = new AtomicReference<>();
         // One export per client, told apart by group: Dubbo keeps one reference per service key.
-        ServiceConfig<Echo> forSluice = DubboPeers.service(Echo.class, text -> "sluice:" + text);
+        ServiceConfig<Echo> forSluice = DubboPeers.service(Echo.class, text -> {
+            servedOn.set(Thread.currentThread().getName());
+            return "sluice:" + text;
+        });
         forSluice.setGroup("sluice");
         ServiceConfig<Echo> forNetty4 = DubboPeers.service(Echo.class, text -> "netty4:" + text);
         forNetty4.setGroup("netty4");
@@ -61,6 +71,10 @@ public final class ShadedJarMain {
         try {
             print("sluiceClient", overSluice.get().echo("a"));
             print("netty4Client", overNetty4.get().echo("b"));
+            // Dubbo's server names its pool <threadname>-<address>; the workers <that>-thread-<n>.
+            print("sluicePool", servedOn.get().startsWith("shaded-pool-") && servedOn.get().contains("-thread-")
+                    && Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().startsWith("shaded-pool-")
+                    && t.getName().endsWith("-monitor")));
             List<String> maps = Files.readAllLines(Paths.get("/proc/self/maps"));
             print("shadedEpollLoaded", maps.stream().anyMatch(l -> l.contains(ExamplesScenario.SHADED_EPOLL_LIBRARY)));
         } finally {

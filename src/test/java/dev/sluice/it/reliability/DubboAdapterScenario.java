@@ -2,6 +2,7 @@ package dev.sluice.it.reliability;
 
 import dev.sluice.it.harness.DubboPeers;
 import dev.sluice.it.harness.Scenario;
+import dev.sluice.transport.internal.ServicePool;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,6 +24,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.dubbo.common.URL;
+import org.apache.dubbo.common.threadpool.manager.ExecutorRepository;
 import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.ReferenceConfig;
 import org.apache.dubbo.config.ServiceConfig;
@@ -33,8 +36,9 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
 import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
 
 /**
- * Child-JVM scenarios (run by {@link DubboAdapterShutdownTest} and {@link DubboAdapterMatrixTest}) for the
- * {@code sluice} Transporter under a real Dubbo 3.3.6 provider, with real Dubbo consumers. Argument 0 picks one:
+ * Child-JVM scenarios (run by {@link DubboAdapterShutdownTest}, {@link DubboAdapterMatrixTest} and
+ * {@link DubboThreadPoolTest}) for the {@code sluice} Transporter (and the {@code sluice} ThreadPool) under a real
+ * Dubbo 3.3.6 provider, with real Dubbo consumers. Argument 0 picks one:
  * <ul>
  *   <li>{@code graceful}: a consumer stops reading (a {@link HoldingProxy} between it and the provider stops reading
  *       the provider's answers) while {@value #GRACEFUL_CALLS} calls of {@value #GRACEFUL_CHARS} chars each run, far
@@ -55,6 +59,13 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
  *       set on its {@code ProtocolConfig}: a peer that sends a header and trickles the body is closed after the frame
  *       timeout, a connection past the per-address limit is closed as it is accepted, and a real Dubbo consumer is
  *       served throughout. Result {@code limits} (trickleClosedMs, bytesTrickled).</li>
+ *   <li>{@code pool}: providers on {@code threadpool=sluice} ({@link PoolService}): a {@code server=sluice} one with
+ *       {@code threads=}{@value #POOL_THREADS} {@code queues=}{@value #POOL_QUEUES} serves a netty4 and a sluice
+ *       consumer on its pool's workers; {@value #POOL_NAPPERS} callers of a method that sleeps 5 ms do not starve a
+ *       fast one; calls that block grow the pool to {@code threads}, {@code threads + queues} of them are taken and
+ *       the rest refused with Dubbo's "thread pool is exhausted" at the consumer; a {@code server=netty4} provider on
+ *       the pool serves a sluice and a netty4 consumer. Results {@code pool.sluice-provider}, {@code pool.blocking},
+ *       {@code pool.exhausted}, {@code pool.netty4-provider}.</li>
  * </ul>
  */
 public final class DubboAdapterScenario {
@@ -98,6 +109,9 @@ public final class DubboAdapterScenario {
                         break;
                     case "limits":
                         scenario.limits();
+                        break;
+                    case "pool":
+                        scenario.pool();
                         break;
                     case "native":
                         for (int i = 1; i < args.length; i++) {
@@ -346,6 +360,158 @@ public final class DubboAdapterScenario {
         Scenario.ok("limits", "trickleClosedMs", closedMs, "bytesTrickled", trickled, "consumerConnections", open);
     }
 
+    /** The {@code threads} and {@code queues} of the pool case's {@code server=sluice} provider. */
+    static final int POOL_THREADS = 8;
+    static final int POOL_QUEUES = 2;
+    /** Callers of the pool case's service that sleeps, fewer than {@link #POOL_THREADS}, more than 2 cores. */
+    static final int POOL_NAPPERS = 6;
+
+    private void pool() throws Exception {
+        // A server=sluice provider with threadpool=sluice serves a plain Dubbo netty4 consumer and a sluice consumer.
+        PoolService.Impl impl = new PoolService.Impl();
+        int port = DubboPeers.freePort();
+        Provider provider = new Provider(port, "sluice", "sluice", Map.of("threadname", "pool-sluice", "threads",
+                Integer.toString(POOL_THREADS), "queues", Integer.toString(POOL_QUEUES)), PoolService.class, impl);
+        require(provider.executor() instanceof ServicePool, "the provider's executor is " + provider.executor());
+        ServicePool pool = (ServicePool) provider.executor();
+        PoolService overNetty4 = consumer("netty4", PoolService.class, port, 30_000, Map.of());
+        PoolService overSluice = consumer("sluice", PoolService.class, port, 30_000, Map.of());
+        String netty4Served = onSluicePool(overNetty4.threadName(), "pool-sluice");
+        String sluiceServed = onSluicePool(overSluice.threadName(), "pool-sluice");
+        Scenario.ok("pool.sluice-provider", "netty4ConsumerServedOn", netty4Served, "sluiceConsumerServedOn",
+                sluiceServed);
+
+        // A service that sleeps 5 ms, called without pause by more callers than cores, does not starve a fast one.
+        ExecutorService callers = Executors.newFixedThreadPool(POOL_NAPPERS + POOL_THREADS + POOL_QUEUES + 2);
+        stops.add(callers::shutdownNow);
+        java.util.concurrent.atomic.AtomicBoolean napping = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Future<Integer>> nappers = new ArrayList<>();
+        for (int i = 0; i < POOL_NAPPERS; i++) {
+            nappers.add(callers.submit(() -> {
+                int naps = 0;
+                while (napping.get()) {
+                    require("napped:5".equals(overNetty4.nap(5)), "a call of the sleeping service");
+                    naps++;
+                }
+                return naps;
+            }));
+        }
+        int fast = 0;
+        long worstNanos = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try {
+            while (fast < 200 || impl.mostNapping.get() < POOL_NAPPERS) {
+                require(System.nanoTime() < deadline, "the " + POOL_NAPPERS + " sleeping calls never ran at once (at"
+                        + " most " + impl.mostNapping.get() + ")");
+                long t0 = System.nanoTime();
+                onSluicePool(overSluice.threadName(), "pool-sluice");
+                worstNanos = Math.max(worstNanos, System.nanoTime() - t0);
+                fast++;
+            }
+        } finally {
+            napping.set(false);
+        }
+        int naps = 0;
+        for (Future<Integer> n : nappers) {
+            naps += n.get(30, TimeUnit.SECONDS);
+        }
+        require(worstNanos < TimeUnit.SECONDS.toNanos(2), "a fast call waited " + worstNanos / 1_000_000
+                + " ms behind the sleeping ones");
+        Scenario.ok("pool.blocking", "fastCalls", fast, "worstFastMs", worstNanos / 1_000_000, "naps", naps,
+                "mostNapping", impl.mostNapping.get());
+
+        // Calls that block fill the pool: it grows to threads, takes threads + queues, and refuses the rest with
+        // Dubbo's thread-pool-exhausted answer, which reaches the consumer as an error, not a hang.
+        int offered = POOL_THREADS + POOL_QUEUES + 2;
+        // An answered call's task may still count for a moment after its answer left: start from an empty pool.
+        Await.until(() -> pool.inFlight() == 0, Duration.ofSeconds(10), "the pool is empty: " + pool);
+        List<Future<String>> holds = new ArrayList<>();
+        for (int i = 0; i < offered; i++) {
+            holds.add(callers.submit(overNetty4::hold));
+        }
+        Await.until(() -> impl.held.get() == POOL_THREADS && failed(holds) == offered - POOL_THREADS - POOL_QUEUES,
+                Duration.ofSeconds(30), "the pool grew to " + POOL_THREADS + " threads and refused "
+                        + (offered - POOL_THREADS - POOL_QUEUES) + " calls: " + pool);
+        require(pool.inFlight() == POOL_THREADS + POOL_QUEUES && pool.threads() == POOL_THREADS, pool.toString());
+        List<String> refusals = new ArrayList<>();
+        try {
+            overSluice.threadName();
+            throw new AssertionError("a call while the pool is full was taken");
+        } catch (org.apache.dubbo.rpc.RpcException e) {
+            refusals.add(exhausted(e));
+        }
+        impl.gate.countDown();
+        java.util.Set<String> servedOn = new java.util.TreeSet<>();
+        for (Future<String> hold : holds) {
+            try {
+                servedOn.add(onSluicePool(hold.get(30, TimeUnit.SECONDS), "pool-sluice"));
+            } catch (java.util.concurrent.ExecutionException e) {
+                refusals.add(exhausted(e.getCause()));
+            }
+        }
+        require(refusals.size() == offered - POOL_THREADS - POOL_QUEUES + 1, "refused " + refusals.size()
+                + " calls: " + refusals);
+        require(servedOn.size() == POOL_THREADS, "the held calls ran on " + servedOn.size() + " threads: " + servedOn);
+        require(impl.held.get() == POOL_THREADS + POOL_QUEUES, "ran " + impl.held.get() + " held calls");
+        onSluicePool(overNetty4.threadName(), "pool-sluice");
+        Scenario.ok("pool.exhausted", "offered", offered, "served", impl.held.get(), "threads", servedOn.size(),
+                "largest", pool.largestThreads(), "refused", refusals.size(), "consumerSaw", refusals.get(0));
+
+        // A netty4 provider with the same pool serves sluice consumers (and its own).
+        PoolService.Impl other = new PoolService.Impl();
+        int netty4Port = DubboPeers.freePort();
+        Provider netty4Provider = new Provider(netty4Port, "netty4", "sluice", Map.of("threadname", "pool-netty4"),
+                PoolService.class, other);
+        require(netty4Provider.executor() instanceof ServicePool, "the netty4 provider's executor is "
+                + netty4Provider.executor());
+        PoolService sluiceToNetty4 = consumer("sluice", PoolService.class, netty4Port, 30_000, Map.of());
+        PoolService netty4ToNetty4 = consumer("netty4", PoolService.class, netty4Port, 30_000, Map.of());
+        Scenario.ok("pool.netty4-provider", "sluiceConsumerServedOn",
+                onSluicePool(sluiceToNetty4.threadName(), "pool-netty4"), "netty4ConsumerServedOn",
+                onSluicePool(netty4ToNetty4.threadName(), "pool-netty4"));
+    }
+
+    /**
+     * Checks that {@code thread} is a worker of the Sluice pool whose {@code threadname} is {@code name}: Dubbo's
+     * server appends its address ({@code <name>-<host>:<port>}), its thread factory names the workers
+     * {@code <name>-<host>:<port>-thread-<n>}, and the pool's monitor thread ({@code …-monitor}), which only Sluice's
+     * pool has, is alive. Returns {@code thread}.
+     */
+    private static String onSluicePool(String thread, String name) {
+        require(thread.startsWith(name + "-") && thread.contains("-thread-"), "the call ran on " + thread
+                + ", not on a worker of " + name);
+        boolean monitor = Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().startsWith(name + "-") && t.getName().endsWith("-monitor") && t.isAlive());
+        require(monitor, "no thread " + name + "-monitor: the pool " + name + " is not Sluice's");
+        return thread;
+    }
+
+    private static int failed(List<? extends Future<?>> calls) {
+        int n = 0;
+        for (Future<?> call : calls) {
+            if (call.isDone()) {
+                try {
+                    call.get();
+                } catch (Exception e) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** The message of a call refused because the provider's pool is full, checked to be Dubbo's; else throws. */
+    private static String exhausted(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t).append(" | ");
+        }
+        String text = all.toString();
+        require(e instanceof org.apache.dubbo.rpc.RpcException && text.contains("thread pool is exhausted")
+                && text.contains("Thread pool is EXHAUSTED! Thread Name: pool-sluice"), "not Dubbo's refusal: " + text);
+        return "thread pool is exhausted";
+    }
+
     /** A two-way fastjson2 heartbeat: an event request whose body is one JSONB null item. */
     private static byte[] heartbeat(long id) {
         return java.nio.ByteBuffer.allocate(21).put(Wire.header(0xf7, 0, id, 5)).putInt(1).put((byte) 0xaf).array();
@@ -355,12 +521,24 @@ public final class DubboAdapterScenario {
     private final class Provider {
         private final FrameworkModel model = new FrameworkModel();
         private final DubboBootstrap bootstrap;
+        private final int port;
+        private final ServiceConfig<?> service;
 
         Provider(int port, Map<String, String> params, BlobService impl) {
+            this(port, "sluice", null, params, BlobService.class, impl);
+        }
+
+        /** A provider of {@code type} on {@code server}, with {@code threadpool} when not null. */
+        <T> Provider(int port, String server, String threadpool, Map<String, String> params, Class<T> type, T impl) {
             ProtocolConfig protocol = DubboPeers.dubboProtocol(port);
-            protocol.setServer("sluice");
+            protocol.setServer(server);
+            if (threadpool != null) {
+                protocol.setThreadpool(threadpool);
+            }
             protocol.setParameters(params);
-            ServiceConfig<BlobService> service = DubboPeers.service(BlobService.class, impl);
+            ServiceConfig<T> service = DubboPeers.service(type, impl);
+            this.port = port;
+            this.service = service;
             bootstrap = DubboBootstrap.newInstance(model)
                     .application(DubboPeers.application("adapter-provider"))
                     .registry(DubboPeers.noRegistry())
@@ -368,6 +546,12 @@ public final class DubboAdapterScenario {
                     .service(service)
                     .start();
             stops.add(this::stop);
+        }
+
+        /** The executor Dubbo runs this provider's calls on (its ExecutorRepository keeps one per port). */
+        ExecutorService executor() {
+            return ExecutorRepository.getInstance(service.getApplicationModel())
+                    .getExecutor(URL.valueOf("dubbo://" + Scenario.testAddress() + ":" + port));
         }
 
         /** Graceful, as a single-application JVM stops: the protocol's servers close first (see DubboNodes). */
@@ -382,7 +566,11 @@ public final class DubboAdapterScenario {
 
     /** A consumer on {@code client=transporter} with its reference to {@code port}; {@code params} on the URL. */
     private BlobService consumer(String transporter, int port, int timeoutMillis, Map<String, String> params) {
-        ReferenceConfig<BlobService> reference = DubboPeers.reference(BlobService.class, host, port, timeoutMillis);
+        return consumer(transporter, BlobService.class, port, timeoutMillis, params);
+    }
+
+    private <T> T consumer(String transporter, Class<T> type, int port, int timeoutMillis, Map<String, String> params) {
+        ReferenceConfig<T> reference = DubboPeers.reference(type, host, port, timeoutMillis);
         reference.setClient(transporter);
         reference.setConnections(1);
         reference.setParameters(params);

@@ -26,24 +26,40 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * (docs/wire-format.md §9.3): dubbo protocol, the serialization named on the protocol and in the consumer's direct URL
  * ({@code serialization=fastjson2} or {@code serialization=hessian2}, Dubbo's default), no registry,
  * {@code filter=-default}, {@code check=false}; plus QoS off and a short shutdown wait. The knobs are the Dubbo
- * {@code Transporter} used on both sides ({@code server=} / {@code client=}) and the serialization.
+ * {@code Transporter} used on both sides ({@code server=} / {@code client=}), the serialization, and the provider's
+ * thread model ({@code threadpool=}, {@code dispatcher=}; Dubbo's defaults, {@code fixed} and {@code all}, unless a
+ * target names them).
  */
 public final class DubboTarget implements BenchTarget {
 
     private static final String SPI = "org.apache.dubbo.remoting.Transporter";
+    private static final String THREAD_POOL_SPI = "org.apache.dubbo.common.threadpool.ThreadPool";
 
     private final String name;
     private final String transporter;
     private final String serialization;
+    private final String threadpool;
+    private final String dispatcher;
     private final String description;
 
     /**
      * @param serialization Dubbo's name of the serialization, {@code fastjson2} or {@code hessian2}
      */
     public DubboTarget(String name, String transporter, String serialization, String description) {
+        this(name, transporter, serialization, null, null, description);
+    }
+
+    /**
+     * @param threadpool the provider's {@code threadpool=} (null: Dubbo's default, {@code fixed})
+     * @param dispatcher the provider's {@code dispatcher=} (null: Dubbo's default, {@code all})
+     */
+    public DubboTarget(String name, String transporter, String serialization, String threadpool, String dispatcher,
+            String description) {
         this.name = name;
         this.transporter = transporter;
         this.serialization = serialization;
+        this.threadpool = threadpool;
+        this.dispatcher = dispatcher;
         this.description = description;
     }
 
@@ -65,28 +81,51 @@ public final class DubboTarget implements BenchTarget {
         return serialization;
     }
 
+    /** The provider's {@code threadpool=}, or null for Dubbo's default. */
+    public String threadpool() {
+        return threadpool;
+    }
+
+    /** The provider's {@code dispatcher=}, or null for Dubbo's default. */
+    public String dispatcher() {
+        return dispatcher;
+    }
+
     @Override
     public boolean supportsAsync() {
         return true;
     }
 
-    /** Checks the Transporter SPI files (without starting Dubbo); this also proves they survived shading. */
+    /**
+     * Checks the Transporter and ThreadPool SPI files (without starting Dubbo); this also proves they survived
+     * shading.
+     */
     @Override
     public String unavailableReason() {
         Set<String> found = transporterNames(DubboTarget.class.getClassLoader());
-        if (found.contains(transporter)) {
-            return null;
+        if (!found.contains(transporter)) {
+            return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/"
+                    + SPI + " lists " + found + ")";
         }
-        return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/" + SPI
-                + " lists " + found + ")";
+        Set<String> pools = extensionNames(DubboTarget.class.getClassLoader(), THREAD_POOL_SPI);
+        if (threadpool != null && !pools.contains(threadpool)) {
+            return "no Dubbo ThreadPool named '" + threadpool + "' on the classpath (META-INF/dubbo[/internal]/"
+                    + THREAD_POOL_SPI + " lists " + pools + ")";
+        }
+        return null;
     }
 
     /** The Transporter names registered in every Dubbo SPI location visible to {@code loader}. */
     public static Set<String> transporterNames(ClassLoader loader) {
+        return extensionNames(loader, SPI);
+    }
+
+    /** The names of the extensions of the Dubbo SPI {@code spi} registered in every location {@code loader} sees. */
+    public static Set<String> extensionNames(ClassLoader loader, String spi) {
         Set<String> names = new TreeSet<>();
         for (String dir : new String[] {"META-INF/dubbo/internal/", "META-INF/dubbo/", "META-INF/services/"}) {
             try {
-                Enumeration<URL> urls = loader.getResources(dir + SPI);
+                Enumeration<URL> urls = loader.getResources(dir + spi);
                 while (urls.hasMoreElements()) {
                     try (BufferedReader in = new BufferedReader(
                             new InputStreamReader(urls.nextElement().openStream(), StandardCharsets.UTF_8))) {
@@ -104,10 +143,15 @@ public final class DubboTarget implements BenchTarget {
                     }
                 }
             } catch (IOException e) {
-                throw new IllegalStateException("cannot read " + dir + SPI, e);
+                throw new IllegalStateException("cannot read " + dir + spi, e);
             }
         }
         return names;
+    }
+
+    /** The target's name as Dubbo allows an application name (digits, letters, '-', '_', '.'): '+' becomes '-'. */
+    private String appName() {
+        return name.replace('+', '-');
     }
 
     private static ApplicationConfig application(String name) {
@@ -131,6 +175,12 @@ public final class DubboTarget implements BenchTarget {
         // EXHAUSTED"): the async loads keep up to 256 calls in flight. A queue behind the same 200 threads, as the
         // Sluice servers have, takes them; the synchronous loads (at most 32 in flight) never reach it.
         protocol.setQueues(ASYNC_QUEUE);
+        if (threadpool != null) {
+            protocol.setThreadpool(threadpool);
+        }
+        if (dispatcher != null) {
+            protocol.setDispatcher(dispatcher);
+        }
 
         ServiceConfig<UserService> service = new ServiceConfig<>();
         service.setInterface(UserService.class);
@@ -142,7 +192,7 @@ public final class DubboTarget implements BenchTarget {
         async.setFilter("-default");
 
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
-        bootstrap.application(application("sluice-bench-" + name + "-server"))
+        bootstrap.application(application("sluice-bench-" + appName() + "-server"))
                 .registry(new RegistryConfig(RegistryConfig.NO_AVAILABLE))
                 .protocol(protocol)
                 .service(service)
@@ -165,7 +215,7 @@ public final class DubboTarget implements BenchTarget {
         consumer.setClient(transporter);
         consumer.setFilter("-default");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
-        bootstrap.application(application("sluice-bench-" + name + "-client"))
+        bootstrap.application(application("sluice-bench-" + appName() + "-client"))
                 .consumer(consumer)
                 .reference(reference)
                 .start();

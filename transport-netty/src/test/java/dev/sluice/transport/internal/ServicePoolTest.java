@@ -1,4 +1,4 @@
-package dev.sluice.rpc;
+package dev.sluice.transport.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -377,6 +378,85 @@ class ServicePoolTest {
         assertThrows(RejectedExecutionException.class, () -> pool.execute(ran::incrementAndGet));
         terminate(pool, name);
         assertEquals(0, ran.get());
+    }
+
+    /**
+     * A pool bounded to 3 tasks in flight ({@code maxInFlight}, Dubbo's {@code threads} + {@code queues}): 2 tasks
+     * blocked on 2 workers and 1 waiting fill it, so a fourth is refused through the pool's {@link
+     * ServicePool.Rejection}, whose exception {@code execute} throws; the tasks that returned and the tasks
+     * {@code shutdownNow} handed back free their places.
+     */
+    @Test
+    void runningAndWaitingTasksCountTowardsTheInFlightBound() throws Exception {
+        String name = "in-flight";
+        AtomicReference<String> reason = new AtomicReference<>();
+        ServicePool pool = ServicePool.settings(name, 2).core(2).maxInFlight(3).stallNanos(0)
+                .rejection((p, why) -> {
+                    reason.set(why);
+                    return new RejectedExecutionException("refused by the rejection: " + why);
+                })
+                .build();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(2);
+        Runnable blocked = () -> {
+            started.countDown();
+            try {
+                release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try {
+            for (int i = 0; i < 3; i++) {
+                pool.execute(blocked);
+            }
+            assertTrue(started.await(30, TimeUnit.SECONDS), pool.toString());
+            assertEquals(3, pool.inFlight(), pool.toString());
+            assertEquals(1, pool.queuedTasks(), pool.toString());
+            RejectedExecutionException e = assertThrows(RejectedExecutionException.class,
+                    () -> pool.execute(() -> { }));
+            assertTrue(e.getMessage().startsWith("refused by the rejection: "), e.getMessage());
+            assertTrue(reason.get().contains("3 tasks are running or waiting (limit 3)"), reason.get());
+            release.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (pool.inFlight() > 0) {
+                assertTrue(System.nanoTime() < deadline, "tasks that returned still count: " + pool);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            CountDownLatch ran = new CountDownLatch(1);
+            pool.execute(ran::countDown);
+            assertTrue(ran.await(30, TimeUnit.SECONDS), pool.toString());
+        } finally {
+            release.countDown();
+            terminate(pool, name);
+        }
+        assertEquals(0, pool.inFlight(), "tasks handed back by shutdownNow still count: " + pool);
+        assertEquals(2, pool.largestThreads(), pool.toString());
+    }
+
+    /** The workers are the threads the pool's factory makes, and the pool still starts only what it needs. */
+    @Test
+    void workersAreMadeByTheThreadFactory() throws Exception {
+        String name = "factory";
+        AtomicInteger made = new AtomicInteger();
+        ServicePool pool = ServicePool.settings(name, 4).stallNanos(0).threadFactory(r -> {
+            Thread t = new Thread(r, name + "-made-" + made.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }).build();
+        try {
+            AtomicReference<String> ranOn = new AtomicReference<>();
+            CountDownLatch ran = new CountDownLatch(1);
+            pool.execute(() -> {
+                ranOn.set(Thread.currentThread().getName());
+                ran.countDown();
+            });
+            assertTrue(ran.await(30, TimeUnit.SECONDS), pool.toString());
+            assertEquals(name + "-made-1", ranOn.get());
+            assertEquals(1, made.get(), "one task, one thread: " + pool);
+        } finally {
+            terminate(pool, name);
+        }
     }
 
     /** A task that throws does not kill the pool or lose the tasks behind it. */

@@ -1,5 +1,6 @@
-package dev.sluice.rpc;
+package dev.sluice.transport.internal;
 
+import dev.sluice.transport.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -10,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -17,16 +19,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link SluiceServer}'s own service pool: a few hot workers that take a burst of calls without a wake-up per call,
- * growing towards a maximum only when queued calls stop making progress, so methods that block are still served.
+ * Sluice's hot-worker pool: a few hot workers that take a burst of calls without a wake-up per call, growing towards
+ * a maximum only when queued calls stop making progress, so methods that block are still served. It is the default
+ * service pool of {@code sluice-rpc}'s {@code SluiceServer} and its clients' callback pool, and the executor of the
+ * {@code sluice} Dubbo {@code ThreadPool} in {@code sluice-dubbo} ({@code threadpool=sluice}); it lives here so both
+ * modules share one implementation. Not API ({@link Internal}).
  *
  * <p><b>Thread model.</b> {@link #execute} runs on any thread (in the server, the event loop that decoded the call);
- * it never blocks and never parks. Tasks run on the pool's worker threads ({@code sluice-service-N}); one more thread,
- * {@code sluice-service-monitor}, samples progress while the pool is open. Thread-safe.
+ * it never blocks and never parks. Tasks run on the pool's worker threads ({@code sluice-service-N}, or what
+ * the pool's thread factory makes); one more thread, {@code sluice-service-monitor}, samples progress while the
+ * pool is open. Thread-safe.
  *
  * <p><b>Hand-off.</b> Tasks go to one lock-free FIFO, bounded by count ({@code queueCapacity}; beyond it
- * {@code execute} throws {@link RejectedExecutionException}). A worker that finishes a task takes the next one
- * directly. A worker that finds the queue empty becomes <em>searching</em>; if it is the only searcher it spins for
+ * {@code execute} throws {@link RejectedExecutionException}, made by the pool's {@link Rejection}). A pool may also
+ * bound the tasks it holds in all, waiting or running ({@link Settings#maxInFlight(int)}: Dubbo's {@code threads} +
+ * {@code queues}); a task counts from {@code execute} until it returns. A worker that finishes a task takes the next
+ * one directly. A worker that finds the queue empty becomes <em>searching</em>; if it is the only searcher it spins for
  * up to {@link #SPIN_NANOS} (with {@link Thread#onSpinWait()}) before it parks, so a call arriving within that time
  * costs no wake-up. The spin adapts: a spin that finds nothing halves the next one (down to none below
  * {@link #MIN_SPIN_NANOS}), and a parked worker handed a task sooner than the full spin after it parked restores it,
@@ -46,16 +54,16 @@ import org.slf4j.LoggerFactory;
  * claim back (while the claim was held a worker may have parked, or left, and a submitter or the leaving worker
  * skipped its wake-up), for the same reason.
  *
- * <p><b>Growth.</b> {@code core} = min(maximum, max(2, available processors)) workers are started on demand. Beyond
- * that, the monitor (sampling every {@link #DEFAULT_STALL_NANOS} while work is queued, backing off to every 10 ms
- * while the queue is empty) adds one worker, up to the maximum, when work has been queued with no worker searching
- * and no task started for {@link #DEFAULT_STALL_NANOS} while some worker waits in its task (sleeping, or waiting
- * for a future, a latch, a pooled connection), or for {@link #RUNNABLE_STALL_FACTOR} times that otherwise (workers
- * computing, descheduled by a busy machine, contending for a monitor, or in socket I/O, which Java reports as
+ * <p><b>Growth.</b> {@code core} workers (by default min(maximum, max(2, available processors))) are started on demand.
+ * Beyond that, the monitor (sampling every {@link #DEFAULT_STALL_NANOS} while work is queued, backing off to every
+ * 10 ms while the queue is empty) adds one worker, up to the maximum, when work has been queued with no worker
+ * searching and no task started for {@link #DEFAULT_STALL_NANOS} while some worker waits in its task (sleeping, or
+ * waiting for a future, a latch, a pooled connection), or for {@link #RUNNABLE_STALL_FACTOR} times that otherwise
+ * (workers computing, descheduled by a busy machine, contending for a monitor, or in socket I/O, which Java reports as
  * runnable). So workers blocked in a service method cannot starve the queue: it grows by one worker per stalled
- * interval until calls move again or the maximum is reached, while a machine that is merely overloaded does not make
- * it grow on every scheduling hiccup. Workers idle for the
- * keep-alive exit; parked workers are reused last-in first-out so that surplus ones are the ones that expire.
+ * interval until calls move again or the maximum is reached, while a machine that is merely overloaded does not make it
+ * grow on every scheduling hiccup. Workers idle for the keep-alive exit; parked workers are reused last-in first-out so
+ * that surplus ones are the ones that expire.
  *
  * <p><b>Shutdown.</b> {@link #shutdown()} rejects new tasks and lets queued ones run; workers exit once the queue is
  * empty. {@link #shutdownNow()} rejects new tasks, removes queued ones (returned, not run) and interrupts running ones;
@@ -64,16 +72,17 @@ import org.slf4j.LoggerFactory;
  * <p><b>One proof.</b> The hand-off, growth and shutdown read and write the same counters (searching, parked,
  * threads, started tasks, state); the no-lost-wake-up argument above holds only over all of them at once.
  */
-final class ServicePool extends AbstractExecutorService {
+@Internal
+public final class ServicePool extends AbstractExecutorService {
 
     /** How long the only searching worker spins for work before it parks. */
-    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
+    public static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** A spin budget halved below this is not worth spinning: the next worker parks at once. */
-    static final long MIN_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
+    public static final long MIN_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
     /** No task started for this long while work is queued and no worker searches: the monitor adds a worker. */
-    static final long DEFAULT_STALL_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    public static final long DEFAULT_STALL_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
     /** With every worker runnable, a stall must last this many times {@code stallNanos} before the pool grows. */
-    static final int RUNNABLE_STALL_FACTOR = 10;
+    public static final int RUNNABLE_STALL_FACTOR = 10;
     private static final long IDLE_SAMPLE_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private static final int RUNNING = 0;
@@ -87,6 +96,10 @@ final class ServicePool extends AbstractExecutorService {
     private final int core;
     private final int max;
     private final int queueCapacity;
+    /** Most tasks waiting or running; {@link Integer#MAX_VALUE}: not counted. */
+    private final int maxInFlight;
+    private final ThreadFactory threadFactory;
+    private final Rejection rejection;
     private final long keepAliveNanos;
     private final long stallNanos;
     private final long maxSpinNanos;
@@ -101,6 +114,10 @@ final class ServicePool extends AbstractExecutorService {
     private final AtomicInteger queued = new AtomicInteger();
     /** Live workers, counted from the moment one is reserved until it has exited. */
     private final AtomicInteger threads = new AtomicInteger();
+    /** The most workers live at once. */
+    private final AtomicInteger largest = new AtomicInteger();
+    /** Tasks taken and not yet returned (waiting or running); counted only when {@link #maxInFlight} bounds them. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     /** Workers looking for work (spinning, or chosen to be woken), not running a task and not parked. */
     private final AtomicInteger searching = new AtomicInteger();
     /** Parked workers, most recently parked first. */
@@ -111,31 +128,139 @@ final class ServicePool extends AbstractExecutorService {
     private volatile int state = RUNNING;
 
     /**
-     * @param max most workers (the {@code threads} of {@link SluiceServer.Builder#threads})
+     * What a pool does with a task it cannot take because it is full: returns the exception {@code execute} throws
+     * (or throws its own). Runs on the thread that called {@code execute}; must not block.
+     */
+    @FunctionalInterface
+    public interface Rejection {
+        /** The exception for a task refused because {@code reason} (what is full, with the counts and the limit). */
+        RejectedExecutionException rejected(ServicePool pool, String reason);
+    }
+
+    /** Every bound of a pool; start from {@link ServicePool#settings(String, int)}. Not thread-safe. */
+    public static final class Settings {
+        private final String name;
+        private final int max;
+        private int core;
+        private int queueCapacity = Integer.MAX_VALUE;
+        private int maxInFlight = Integer.MAX_VALUE;
+        private long keepAliveNanos = TimeUnit.SECONDS.toNanos(60);
+        private long stallNanos = DEFAULT_STALL_NANOS;
+        private long maxSpinNanos = SPIN_NANOS;
+        private ThreadFactory threadFactory;
+        private Rejection rejection = (pool, reason) -> new RejectedExecutionException(reason);
+
+        private Settings(String name, int max) {
+            this.name = Objects.requireNonNull(name, "name");
+            this.max = max;
+        }
+
+        /**
+         * Workers started at once on demand, at most {@code max}; 0 (the default):
+         * {@link ServicePool#coreThreads(int)}.
+         */
+        public Settings core(int value) {
+            this.core = value;
+            return this;
+        }
+
+        /** Most tasks waiting for a worker (default: no bound but {@link #maxInFlight}). */
+        public Settings queueCapacity(int value) {
+            this.queueCapacity = value;
+            return this;
+        }
+
+        /** Most tasks waiting or running at once (default: not counted). */
+        public Settings maxInFlight(int value) {
+            this.maxInFlight = value;
+            return this;
+        }
+
+        /** How long a parked worker waits for work before it exits (default 60 s). */
+        public Settings keepAliveNanos(long value) {
+            this.keepAliveNanos = value;
+            return this;
+        }
+
+        /**
+         * See {@link ServicePool#DEFAULT_STALL_NANOS}; {@code 0} disables the monitor (tests only: then the pool never
+         * grows beyond its core and a lost wake-up would show as a task that never runs).
+         */
+        public Settings stallNanos(long value) {
+            this.stallNanos = value;
+            return this;
+        }
+
+        /** The longest spin, instead of {@link ServicePool#SPIN_NANOS}. */
+        public Settings maxSpinNanos(long value) {
+            this.maxSpinNanos = value;
+            return this;
+        }
+
+        /** Makes the workers' threads (default: daemon threads named {@code <name>-<n>}). */
+        public Settings threadFactory(ThreadFactory value) {
+            this.threadFactory = Objects.requireNonNull(value, "threadFactory");
+            return this;
+        }
+
+        /** What {@code execute} throws when the pool is full (default: a plain {@link RejectedExecutionException}). */
+        public Settings rejection(Rejection value) {
+            this.rejection = Objects.requireNonNull(value, "rejection");
+            return this;
+        }
+
+        /** Starts the pool's monitor (when {@code stallNanos} > 0); workers start on demand. */
+        public ServicePool build() {
+            return new ServicePool(this);
+        }
+    }
+
+    /** Settings for a pool named {@code name} of at most {@code max} workers. */
+    public static Settings settings(String name, int max) {
+        return new Settings(name, max);
+    }
+
+    /**
+     * @param max most workers (the {@code threads} of {@code SluiceServer.Builder#threads})
      * @param queueCapacity most tasks waiting for a worker
      * @param keepAliveNanos how long a parked worker waits for work before it exits
-     * @param stallNanos see {@link #DEFAULT_STALL_NANOS}; {@code 0} disables the monitor (tests only: then the pool
-     *     never grows beyond its core and a lost wake-up would show as a task that never runs)
+     * @param stallNanos see {@link Settings#stallNanos(long)}
      */
-    ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos) {
+    public ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos) {
         this(name, max, queueCapacity, keepAliveNanos, stallNanos, SPIN_NANOS);
     }
 
     /** As above, with the longest spin {@code maxSpinNanos} instead of {@link #SPIN_NANOS} (tests). */
-    ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos, long maxSpinNanos) {
-        if (max < 1 || queueCapacity < 1 || keepAliveNanos <= 0 || stallNanos < 0 || maxSpinNanos < 0) {
-            throw new IllegalArgumentException("max threads " + max + " and queue capacity " + queueCapacity
-                    + " must be >= 1, keep-alive " + keepAliveNanos + " ns > 0, stall " + stallNanos
-                    + " ns and spin " + maxSpinNanos + " ns >= 0");
+    public ServicePool(String name, int max, int queueCapacity, long keepAliveNanos, long stallNanos,
+            long maxSpinNanos) {
+        this(settings(name, max).queueCapacity(queueCapacity).keepAliveNanos(keepAliveNanos).stallNanos(stallNanos)
+                .maxSpinNanos(maxSpinNanos));
+    }
+
+    /** {@code SluiceServer}'s default pool: {@code sluice-service}, a minute's keep-alive, growth on stalls. */
+    public ServicePool(int max, int queueCapacity) {
+        this("sluice-service", max, queueCapacity, TimeUnit.SECONDS.toNanos(60), DEFAULT_STALL_NANOS);
+    }
+
+    private ServicePool(Settings s) {
+        if (s.max < 1 || s.queueCapacity < 1 || s.maxInFlight < 1 || s.core < 0 || s.keepAliveNanos <= 0
+                || s.stallNanos < 0 || s.maxSpinNanos < 0) {
+            throw new IllegalArgumentException("max threads " + s.max + ", queue capacity " + s.queueCapacity
+                    + " and tasks in flight " + s.maxInFlight + " must be >= 1, core threads " + s.core
+                    + " >= 0, keep-alive " + s.keepAliveNanos + " ns > 0, stall " + s.stallNanos + " ns and spin "
+                    + s.maxSpinNanos + " ns >= 0");
         }
-        this.maxSpinNanos = maxSpinNanos;
-        this.spinNanos = maxSpinNanos;
-        this.name = Objects.requireNonNull(name, "name");
-        this.max = max;
-        this.core = coreThreads(max);
-        this.queueCapacity = queueCapacity;
-        this.keepAliveNanos = keepAliveNanos;
-        this.stallNanos = stallNanos;
+        this.maxSpinNanos = s.maxSpinNanos;
+        this.spinNanos = s.maxSpinNanos;
+        this.name = s.name;
+        this.max = s.max;
+        this.core = s.core == 0 ? coreThreads(s.max) : Math.min(s.core, s.max);
+        this.queueCapacity = s.queueCapacity;
+        this.maxInFlight = s.maxInFlight;
+        this.threadFactory = s.threadFactory != null ? s.threadFactory : this::defaultThread;
+        this.rejection = s.rejection;
+        this.keepAliveNanos = s.keepAliveNanos;
+        this.stallNanos = s.stallNanos;
         if (stallNanos > 0) {
             monitor = new Thread(this::monitorLoop, name + "-monitor");
             monitor.setDaemon(true);
@@ -145,37 +270,69 @@ final class ServicePool extends AbstractExecutorService {
         }
     }
 
-    ServicePool(int max, int queueCapacity) {
-        this("sluice-service", max, queueCapacity, TimeUnit.SECONDS.toNanos(60), DEFAULT_STALL_NANOS);
+    private Thread defaultThread(Runnable worker) {
+        Thread t = new Thread(worker, name + "-" + IDS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** The pool's name (its monitor thread's, and its default threads' prefix). */
+    public String name() {
+        return name;
+    }
+
+    /** Most workers. */
+    public int maxThreads() {
+        return max;
+    }
+
+    /** How long a parked worker waits for work before it exits. */
+    public long keepAliveNanos() {
+        return keepAliveNanos;
+    }
+
+    /** The most workers that were live at once. */
+    public int largestThreads() {
+        return largest.get();
+    }
+
+    /** Tasks waiting or running, when the pool counts them ({@link Settings#maxInFlight(int)}); else 0. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** The most tasks waiting or running at once; {@link Integer#MAX_VALUE} when not bounded. */
+    public int maxInFlight() {
+        return maxInFlight;
     }
 
     /** Workers started on demand without waiting for a stall. */
-    int coreThreads() {
+    public int coreThreads() {
         return core;
     }
 
     /** The core of a pool of at most {@code max} threads: one per available processor, at least 2, at most max. */
-    static int coreThreads(int max) {
+    public static int coreThreads(int max) {
         return Math.min(max, Math.max(2, Runtime.getRuntime().availableProcessors()));
     }
 
     /** Live workers. */
-    int threads() {
+    public int threads() {
         return threads.get();
     }
 
     /** Tasks waiting for a worker. */
-    int queuedTasks() {
+    public int queuedTasks() {
         return queued.get();
     }
 
     /** Workers parked for want of work. */
-    int parkedWorkers() {
+    public int parkedWorkers() {
         return parked.size();
     }
 
     /** How long the next searching worker will spin before it parks. */
-    long spinNanos() {
+    public long spinNanos() {
         return spinNanos;
     }
 
@@ -185,10 +342,24 @@ final class ServicePool extends AbstractExecutorService {
         if (state != RUNNING) {
             throw new RejectedExecutionException(name + " is shut down");
         }
+        boolean counted = maxInFlight != Integer.MAX_VALUE;
+        while (counted) {
+            int n = inFlight.get();
+            if (n >= maxInFlight) {
+                throw rejection.rejected(this, name + " is exhausted: " + n + " tasks are running or waiting (limit "
+                        + maxInFlight + "), " + threads.get() + " of at most " + max + " threads live");
+            }
+            if (inFlight.compareAndSet(n, n + 1)) {
+                break;
+            }
+        }
         for (;;) {
             int q = queued.get();
             if (q >= queueCapacity) {
-                throw new RejectedExecutionException(name + " is exhausted: " + q + " tasks wait (capacity "
+                if (counted) {
+                    inFlight.decrementAndGet();
+                }
+                throw rejection.rejected(this, name + " is exhausted: " + q + " tasks wait (capacity "
                         + queueCapacity + ") and " + threads.get() + " of at most " + max + " threads are busy");
             }
             if (queued.compareAndSet(q, q + 1)) {
@@ -198,6 +369,9 @@ final class ServicePool extends AbstractExecutorService {
         queue.offer(task);
         if (state != RUNNING && queue.remove(task)) {
             queued.decrementAndGet();
+            if (counted) {
+                inFlight.decrementAndGet();
+            }
             throw new RejectedExecutionException(name + " is shut down");
         }
         if (searching.get() == 0) {
@@ -256,6 +430,7 @@ final class ServicePool extends AbstractExecutorService {
                 return false;
             }
             if (threads.compareAndSet(n, n + 1)) {
+                largest.accumulateAndGet(n + 1, Math::max);
                 return true;
             }
         }
@@ -266,8 +441,10 @@ final class ServicePool extends AbstractExecutorService {
         Worker w = new Worker();
         Thread t;
         try {
-            t = new Thread(w, name + "-" + IDS.incrementAndGet());
-            t.setDaemon(true);
+            t = threadFactory.newThread(w);
+            if (t == null) {
+                throw new IllegalStateException(name + ": the thread factory made no thread");
+            }
             w.thread = t;
             workers.add(w);
             t.start();
@@ -369,6 +546,10 @@ final class ServicePool extends AbstractExecutorService {
             } catch (Throwable e) {
                 Thread t = Thread.currentThread();
                 t.getUncaughtExceptionHandler().uncaughtException(t, e);
+            } finally {
+                if (maxInFlight != Integer.MAX_VALUE) {
+                    inFlight.decrementAndGet();
+                }
             }
         }
 
@@ -542,6 +723,9 @@ final class ServicePool extends AbstractExecutorService {
         Runnable task;
         while ((task = queue.poll()) != null) {
             queued.decrementAndGet();
+            if (maxInFlight != Integer.MAX_VALUE) {
+                inFlight.decrementAndGet();
+            }
             left.add(task);
         }
         for (Worker w : workers) {
@@ -583,7 +767,9 @@ final class ServicePool extends AbstractExecutorService {
 
     @Override
     public String toString() {
-        return name + "[threads=" + threads.get() + " (core " + core + ", max " + max + "), queued=" + queued.get()
-                + "/" + queueCapacity + ", searching=" + searching.get() + ", state=" + state + "]";
+        return name + "[threads=" + threads.get() + " (core " + core + ", max " + max + ", largest " + largest.get()
+                + "), queued=" + queued.get() + "/" + queueCapacity + (maxInFlight == Integer.MAX_VALUE ? ""
+                : ", in flight=" + inFlight.get() + "/" + maxInFlight) + ", searching=" + searching.get()
+                + ", state=" + state + "]";
     }
 }
