@@ -34,7 +34,7 @@ public final class DubboCodec implements Codec {
         this.payloadLimit = b.payloadLimit;
         this.allowlist = b.allowlist != null ? b.allowlist : ClassAllowlist.strict();
         this.resolver = b.resolver;
-        this.encoder = new DubboEncoder(payloadLimit);
+        this.encoder = new DubboEncoder(payloadLimit, allowlist);
         this.hessian2 = new Hessian2Values(allowlist);
         this.decodeLimits = b.decodeLimits;
     }

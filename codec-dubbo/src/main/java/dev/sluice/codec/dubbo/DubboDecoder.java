@@ -120,7 +120,7 @@ public final class DubboDecoder implements FrameDecoder {
         };
         // The deferred bytes were walked by Hessian2Bounds with the whole body, as the stream's first value (nothing
         // before it defines a class or a reference): read them without a second walk.
-        this.hessian2Parser = (bytes, n, type) -> Hessian2Values.read(hessian2.input(bytes, 0, n), type);
+        this.hessian2Parser = (bytes, n, type) -> hessian2.readOne(bytes, 0, n, type);
     }
 
     @Override
@@ -283,15 +283,7 @@ public final class DubboDecoder implements FrameDecoder {
             Object[] args = new Object[types.length];
             Map<String, Object> attachments;
             if (hessian) {
-                Hessian2Input in = hessian2.input(body, prefixEnd, end);
-                for (int i = 0; i < types.length; i++) {
-                    if (5 + i < starts.length - 1) {
-                        Hessian2Bounds.checkIntegral(body, starts[5 + i], types[i]);
-                    }
-                    args[i] = Hessian2Values.read(in, types[i]);
-                }
-                attachments = starts.length - 1 > 5 + types.length ? Hessian2Values.readAttachments(in)
-                        : new HashMap<>();
+                attachments = readHessian2Arguments(body, prefixEnd, end, starts, types, args);
             } else {
                 items.position(prefixEnd);
                 for (int i = 0; i < types.length; i++) {
@@ -305,6 +297,43 @@ public final class DubboDecoder implements FrameDecoder {
                     "Fail to decode request " + (method == null ? "(id " + id + ")" : method.toString()) + " due to: "
                             + ValueTypes.reason(e), method);
         }
+    }
+
+    /**
+     * The arguments (into {@code args}) and attachments of a hessian2 request: read by {@link Hessian2Reader} when it
+     * can read them all, else, from the start again, by hessian-lite. Each argument's integral check comes just
+     * before it is read, either way.
+     */
+    private Map<String, Object> readHessian2Arguments(byte[] body, int prefixEnd, int end, int[] starts, Type[] types,
+                                                      Object[] args) {
+        boolean withAttachments = starts.length - 1 > 5 + types.length;
+        Hessian2Reader fast = hessian2.reader(body, prefixEnd, end);
+        if (fast != null) {
+            try {
+                for (int i = 0; i < types.length; i++) {
+                    if (5 + i < starts.length - 1) {
+                        Hessian2Bounds.checkIntegral(body, starts[5 + i], types[i]);
+                    }
+                    args[i] = Hessian2Values.read(fast, types[i]);
+                }
+                if (!withAttachments) {
+                    return new HashMap<>();
+                }
+                @SuppressWarnings("unchecked")
+                Map<String, Object> read = (Map<String, Object>) Hessian2Values.read(fast, Map.class);
+                return read == null ? new HashMap<>() : read;
+            } catch (Hessian2Reader.Give g) {
+                // hessian-lite reads them all again, below
+            }
+        }
+        Hessian2Input in = hessian2.input(body, prefixEnd, end);
+        for (int i = 0; i < types.length; i++) {
+            if (5 + i < starts.length - 1) {
+                Hessian2Bounds.checkIntegral(body, starts[5 + i], types[i]);
+            }
+            args[i] = Hessian2Values.read(in, types[i]);
+        }
+        return withAttachments ? Hessian2Values.readAttachments(in) : new HashMap<>();
     }
 
     private DubboRequest decodeEventRequest(long id, boolean twoWay, byte ser) {
@@ -517,7 +546,7 @@ public final class DubboDecoder implements FrameDecoder {
             throw new IllegalArgumentException("result flag with attachments but no attachments follow the value");
         }
         try {
-            return Hessian2Values.readAttachments(hessian2.input(body, starts[2], end));
+            return hessian2.readAttachments(body, starts[2], end);
         } catch (RuntimeException standaloneFailed) {
             Hessian2Input in = hessian2.input(body, starts[0], end);
             Hessian2Values.read(in, Object.class); // the flag

@@ -35,8 +35,10 @@ import java.util.Map;
  * that cannot be serialized fails with {@link DubboSerializationException}.
  *
  * <p><b>Serializations:</b> fastjson2 (23) and hessian2 (2), Dubbo 3.3's default, for every message; hessian2 bodies
- * are written by hessian-lite, the library Dubbo uses, as one stream per body. An error response for any other id is
- * written in fastjson2 with id 23 in the header, since nothing else could read it.
+ * are one stream per body, written with the bytes of hessian-lite, the library Dubbo uses: by {@link Hessian2Writer}
+ * when every value is one it reproduces (strings, numbers, lists, maps, {@code java.time} values and the registered
+ * beans), else by hessian-lite itself. An error response for any other id is written in fastjson2 with id 23 in the
+ * header, since nothing else could read it.
  */
 @Internal
 public final class DubboEncoder implements FrameEncoder {
@@ -59,6 +61,8 @@ public final class DubboEncoder implements FrameEncoder {
     private static final byte[] DEFAULT_ATTACHMENTS_ITEM =
             item(JSONB.toBytes(new HashMap<>(DubboResponse.DEFAULT_ATTACHMENTS), WRITER_FEATURES));
     private static final int MAX_ERROR_TEXT = 8192;
+    /** {@link DubboResponse#DEFAULT_ATTACHMENTS} as the plain map a hessian2 body carries; never modified. */
+    private static final Map<String, Object> DEFAULT_ATTACHMENTS_MAP = new HashMap<>(DubboResponse.DEFAULT_ATTACHMENTS);
 
     static {
         // A generic call's failure travels under Dubbo's class name (GenericExceptionWire), in every writer context.
@@ -69,10 +73,20 @@ public final class DubboEncoder implements FrameEncoder {
     }
 
     private final int payloadLimit;
+    private final ClassAllowlist beans;
 
     /** @param payloadLimit the largest body in bytes, ≤ 0 for no limit; Dubbo's default is 8 MiB */
     public DubboEncoder(int payloadLimit) {
+        this(payloadLimit, null);
+    }
+
+    /**
+     * @param beans the classes whose hessian2 bodies {@link Hessian2Writer} writes field by field itself (those this
+     *     allowlist accepts: the registered services' types); null for none, so that hessian-lite writes every bean
+     */
+    DubboEncoder(int payloadLimit, ClassAllowlist beans) {
         this.payloadLimit = payloadLimit;
+        this.beans = beans;
     }
 
     public int payloadLimit() {
@@ -166,23 +180,32 @@ public final class DubboEncoder implements FrameEncoder {
     }
 
     /** One hessian2 stream: the five target strings, the arguments, the attachments (as Dubbo's encoder). */
-    private static void writeHessian2Request(DubboRequest req, DubboMethod method, ByteBuf out) {
+    private void writeHessian2Request(DubboRequest req, DubboMethod method, ByteBuf out) {
         out.writeBytes(method.hessian2Prefix());
         Object[] args = req.arguments();
         Object[] values = Arrays.copyOf(args, args.length + 1);
         values[args.length] = plainMap(req.attachments());
         try {
-            Hessian2Values.write(out, values);
+            // The payload limit is checked on the whole body afterwards.
+            if (!Hessian2Writer.get().write(out, out.writerIndex(), Integer.MAX_VALUE, beans, values)) {
+                Hessian2Values.write(out, values);
+            }
         } catch (IllegalArgumentException e) {
             throw new DubboSerializationException("Failed to serialize the arguments of " + method + " in hessian2: "
                     + e.getMessage(), e);
         }
     }
 
-    /** Attachments travel as a plain {@code HashMap}, which both serializations write untyped, as Dubbo does. */
+    /**
+     * Attachments travel as a plain {@code HashMap}, which both serializations write untyped, as Dubbo does. The
+     * default response attachments come as one shared map, only ever read.
+     */
     private static Map<String, Object> plainMap(Map<String, Object> attachments) {
         if (attachments == null) {
             return new HashMap<>();
+        }
+        if (attachments == DubboResponse.DEFAULT_ATTACHMENTS) {
+            return DEFAULT_ATTACHMENTS_MAP;
         }
         if (attachments instanceof EncodedAttachments) {
             return ((EncodedAttachments) attachments).plain();
@@ -246,7 +269,7 @@ public final class DubboEncoder implements FrameEncoder {
                 "Data length too large: " + len + ", max payload: " + payloadLimit);
     }
 
-    private static void writeResponse(DubboResponse resp, ByteBuf out, Items items) {
+    private void writeResponse(DubboResponse resp, ByteBuf out, Items items) {
         byte ser = resp.serializationId();
         if (resp.isHeartbeat()) {
             writeHeader(out, DubboConstants.FLAG_EVENT | ser, DubboConstants.STATUS_OK, resp.id());
@@ -284,7 +307,7 @@ public final class DubboEncoder implements FrameEncoder {
     }
 
     /** One hessian2 stream: the result flag (an int, as Dubbo writes it), the value or exception, the attachments. */
-    private static void writeHessian2Result(DubboResponse resp, ByteBuf out, Items stream) {
+    private void writeHessian2Result(DubboResponse resp, ByteBuf out, Items stream) {
         writeHeader(out, DubboConstants.SERIALIZATION_HESSIAN2, DubboConstants.STATUS_OK, resp.id());
         int bodyStart = out.writerIndex();
         byte flag = resp.resultFlag();
@@ -299,7 +322,10 @@ public final class DubboEncoder implements FrameEncoder {
         if (resp.hasAttachments()) {
             values[n++] = plainMap(resp.attachments());
         }
-        Hessian2Values.write(stream, n == values.length ? values : Arrays.copyOf(values, n));
+        Object[] body = n == values.length ? values : Arrays.copyOf(values, n);
+        if (!Hessian2Writer.get().write(out, stream.bodyStart, stream.limit, beans, body)) {
+            Hessian2Values.write(stream, body);
+        }
         out.setInt(bodyStart - 4, out.writerIndex() - bodyStart);
     }
 

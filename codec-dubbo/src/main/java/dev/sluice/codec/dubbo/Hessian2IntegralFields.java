@@ -43,6 +43,11 @@ final class Hessian2IntegralFields {
         return made instanceof UnsafeDeserializer ? new StrictUnsafe(cl, factory) : new StrictJava(cl, factory);
     }
 
+    /** Whether {@code d} is a deserializer {@link #strict} made (Unsafe-based, with checked integral fields). */
+    static boolean isStrict(Deserializer d) {
+        return d instanceof StrictUnsafe;
+    }
+
     /**
      * {@code fields}, hessian-lite's readers by field name, with those of the integral fields replaced. The field a
      * name stands for is found as hessian-lite finds it: the first one, from {@code cl} up through its superclasses,

@@ -29,6 +29,11 @@ import java.util.Set;
  * {@code JSONArray}, which a Dubbo provider may hold and write back) is read as that JDK map or list, and never looked
  * up.
  *
+ * <p><b>Without hessian-lite's per-object work.</b> The common values (strings, numbers, lists, maps,
+ * {@code java.time} values and beans of accepted classes) are read by {@link Hessian2Reader} and written by
+ * {@link Hessian2Writer} to the same objects and bytes; whatever they do not reproduce goes through hessian-lite as
+ * described above.
+ *
  * <p><b>Threads.</b> Thread-safe: reads may run on an event loop or on the thread that waits for a result; each read
  * uses its own {@link Hessian2Input}. Writes run on the sending thread, with that thread's reusable
  * {@link Hessian2Output}.
@@ -53,7 +58,7 @@ final class Hessian2Values {
      * The writer's own factory: writing names no class from the wire, so it needs no allowlist. It writes a
      * {@link GenericException} under Dubbo's name ({@link GenericExceptionWire}).
      */
-    private static final SerializerFactory WRITE_FACTORY = new SerializerFactory() {
+    static final SerializerFactory WRITE_FACTORY = new SerializerFactory() {
         @Override
         public Serializer getObjectSerializer(Class<?> cl) throws HessianProtocolException {
             return GenericException.class.isAssignableFrom(cl) ? GenericExceptionWire.INSTANCE
@@ -87,6 +92,40 @@ final class Hessian2Values {
         Hessian2Input in = new Hessian2Input(new ByteArrayInputStream(b, off, end - off));
         in.setSerializerFactory(readFactory);
         return in;
+    }
+
+    /**
+     * A reader of {@code b[off, end)} (walked by {@link Hessian2Bounds}) that builds the common values without
+     * hessian-lite ({@link Hessian2Reader}), or null when that is off. Whatever it gives up on ({@link
+     * Hessian2Reader.Give}) is to be read again from the start with {@link #input}.
+     */
+    Hessian2Reader reader(byte[] b, int off, int end) {
+        return Hessian2Beans.ENABLED ? new Hessian2Reader(readFactory, b, off, end) : null;
+    }
+
+    /** Reads the next value of {@code r} as {@code type} and checks that it is one, as {@link #read} does. */
+    static Object read(Hessian2Reader r, Type type) {
+        return ValueTypes.checked(r.read(ValueTypes.rawClass(type)), type);
+    }
+
+    /** Reads the one value of {@code b[off, end)} as {@code type}: with {@link Hessian2Reader}, else hessian-lite. */
+    Object readOne(byte[] b, int off, int end, Type type) {
+        Hessian2Reader r = reader(b, off, end);
+        if (r != null) {
+            try {
+                return read(r, type);
+            } catch (Hessian2Reader.Give g) {
+                // hessian-lite reads it, from the start
+            }
+        }
+        return read(input(b, off, end), type);
+    }
+
+    /** Reads a map of attachments standing alone in {@code b[off, end)}, as {@link #readAttachments}. */
+    @SuppressWarnings("unchecked")
+    Map<String, Object> readAttachments(byte[] b, int off, int end) {
+        Object v = readOne(b, off, end, Map.class);
+        return v == null ? new HashMap<>() : (Map<String, Object>) v;
     }
 
     /** Reads the next value of {@code in} as {@code type} and checks that it is one. */
