@@ -429,7 +429,8 @@ public final class Runner {
                 out.add(new Run(t, 0, s.methodsFor(hessian2, false), s.modes));
             }
         }
-        // the smoke checks the async path of the four fastjson2 targets only: the hessian2 ones share it
+        // the smoke checks the async path of the fastjson2 targets and the peers only: the hessian2 ones share the
+        // fastjson2 ones' clients
         if (target.supportsAsync() && !(hessian2 && "smoke".equals(s.profile))) {
             for (Row.Load load : s.asyncLoads) {
                 out.add(new Run(load.threads(), load.inflight(), s.methodsFor(hessian2, true), List.of("thrpt")));

@@ -26,13 +26,17 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * (docs/wire-format.md §9.3): dubbo protocol, the serialization named on the protocol and in the consumer's direct URL
  * ({@code serialization=fastjson2} or {@code serialization=hessian2}, Dubbo's default), no registry,
  * {@code filter=-default}, {@code check=false}; plus QoS off and a short shutdown wait. The knobs are the Dubbo
- * {@code Transporter} used on both sides ({@code server=} / {@code client=}) and the serialization.
+ * {@code Transporter} used on both sides ({@code server=} / {@code client=}) and the serialization; or, with
+ * {@link #triple}, Dubbo's triple protocol ({@code tri}) instead of {@code dubbo}, on its own HTTP/2 server and client
+ * and in its own default serialization, everything else the same.
  */
 public final class DubboTarget implements BenchTarget {
 
     private static final String SPI = "org.apache.dubbo.remoting.Transporter";
+    private static final String PROTOCOL_SPI = "org.apache.dubbo.rpc.Protocol";
 
     private final String name;
+    private final String protocol;
     private final String transporter;
     private final String serialization;
     private final String description;
@@ -41,10 +45,27 @@ public final class DubboTarget implements BenchTarget {
      * @param serialization Dubbo's name of the serialization, {@code fastjson2} or {@code hessian2}
      */
     public DubboTarget(String name, String transporter, String serialization, String description) {
+        this(name, "dubbo", transporter, serialization, description);
+    }
+
+    private DubboTarget(String name, String protocol, String transporter, String serialization, String description) {
         this.name = name;
+        this.protocol = protocol;
         this.transporter = transporter;
         this.serialization = serialization;
         this.description = description;
+    }
+
+    /**
+     * Dubbo's triple protocol ({@code tri}) serving and calling the same services: no {@code server=}/{@code client=}
+     * (triple runs its own HTTP/2 server and client on Netty) and no serialization named anywhere, so each call takes
+     * triple's default for a Java interface: its arguments and result serialized by Dubbo's default serialization
+     * (hessian2: a consumer with a direct URL names none, and the provider answers in the request's) inside triple's
+     * protobuf request and response wrappers, whose {@code serializeType} then reads {@code hessian4} (triple's name
+     * for Dubbo's hessian2, hessian-lite).
+     */
+    public static DubboTarget triple(String name, String description) {
+        return new DubboTarget(name, "tri", null, null, description);
     }
 
     @Override
@@ -57,12 +78,19 @@ public final class DubboTarget implements BenchTarget {
         return description;
     }
 
+    /** The Dubbo {@code Transporter} of both sides; null for triple, which has its own. */
     public String transporter() {
         return transporter;
     }
 
+    /** The serialization named on the protocol and in the URL; null for triple, which names none. */
     public String serialization() {
         return serialization;
+    }
+
+    /** Dubbo's protocol name: {@code dubbo} or {@code tri}. */
+    public String protocol() {
+        return protocol;
     }
 
     @Override
@@ -70,23 +98,33 @@ public final class DubboTarget implements BenchTarget {
         return true;
     }
 
-    /** Checks the Transporter SPI files (without starting Dubbo); this also proves they survived shading. */
+    /**
+     * Checks the Transporter SPI files, or for triple the Protocol SPI files (without starting Dubbo); this also proves
+     * they survived shading.
+     */
     @Override
     public String unavailableReason() {
-        Set<String> found = transporterNames(DubboTarget.class.getClassLoader());
-        if (found.contains(transporter)) {
+        String spi = transporter != null ? SPI : PROTOCOL_SPI;
+        String wanted = transporter != null ? transporter : protocol;
+        Set<String> found = extensionNames(DubboTarget.class.getClassLoader(), spi);
+        if (found.contains(wanted)) {
             return null;
         }
-        return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/" + SPI
-                + " lists " + found + ")";
+        return "no Dubbo " + (transporter != null ? "Transporter" : "Protocol") + " named '" + wanted
+                + "' on the classpath (META-INF/dubbo[/internal]/" + spi + " lists " + found + ")";
     }
 
     /** The Transporter names registered in every Dubbo SPI location visible to {@code loader}. */
     public static Set<String> transporterNames(ClassLoader loader) {
+        return extensionNames(loader, SPI);
+    }
+
+    /** The extension names of Dubbo SPI {@code spi} (an interface name) in every location visible to {@code loader}. */
+    static Set<String> extensionNames(ClassLoader loader, String spi) {
         Set<String> names = new TreeSet<>();
         for (String dir : new String[] {"META-INF/dubbo/internal/", "META-INF/dubbo/", "META-INF/services/"}) {
             try {
-                Enumeration<URL> urls = loader.getResources(dir + SPI);
+                Enumeration<URL> urls = loader.getResources(dir + spi);
                 while (urls.hasMoreElements()) {
                     try (BufferedReader in = new BufferedReader(
                             new InputStreamReader(urls.nextElement().openStream(), StandardCharsets.UTF_8))) {
@@ -104,7 +142,7 @@ public final class DubboTarget implements BenchTarget {
                     }
                 }
             } catch (IOException e) {
-                throw new IllegalStateException("cannot read " + dir + SPI, e);
+                throw new IllegalStateException("cannot read " + dir + spi, e);
             }
         }
         return names;
@@ -123,10 +161,14 @@ public final class DubboTarget implements BenchTarget {
 
     @Override
     public AutoCloseable startServer(String host, int port) {
-        ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
+        ProtocolConfig protocol = new ProtocolConfig(this.protocol, port);
         protocol.setHost(host);
-        protocol.setServer(transporter);
-        protocol.setSerialization(serialization);
+        if (transporter != null) {
+            protocol.setServer(transporter);
+        }
+        if (serialization != null) {
+            protocol.setSerialization(serialization);
+        }
         // Dubbo's fixed pool of 200 threads with no queue refuses a call when all 200 are busy ("thread pool is
         // EXHAUSTED"): the async loads keep up to 256 calls in flight. A queue behind the same 200 threads, as the
         // Sluice servers have, takes them; the synchronous loads (at most 32 in flight) never reach it.
@@ -156,13 +198,16 @@ public final class DubboTarget implements BenchTarget {
         reference.setInterface(iface);
         reference.setCheck(false);
         reference.setTimeout(config.timeoutMillis()); // 1000 = Dubbo's default, what dubbo-benchmark runs with
-        reference.setUrl("dubbo://" + config.host() + ":" + config.port() + "?serialization=" + serialization);
+        reference.setUrl(protocol + "://" + config.host() + ":" + config.port()
+                + (serialization == null ? "" : "?serialization=" + serialization));
         return reference;
     }
 
     private DubboBootstrap consumer(ReferenceConfig<?> reference) {
         ConsumerConfig consumer = new ConsumerConfig();
-        consumer.setClient(transporter);
+        if (transporter != null) {
+            consumer.setClient(transporter);
+        }
         consumer.setFilter("-default");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + name + "-client"))
