@@ -3,6 +3,7 @@
 #
 #   ./bench.sh                      default comparison of the fastjson2 targets (existUser, listUser; threads 32, 1; ~14 min)
 #   ./bench.sh --targets hessian2   the same for the hessian2 targets (dubbo-benchmark's hessian-lite variant)
+#   ./bench.sh --targets peers      the same for Dubbo Triple and grpc-java beside dubbo-netty4 and sluice (~14 min)
 #   ./bench.sh --async --no-sync    the async workload (1x64, 4x64, 32x8 calls in flight per thread)
 #   ./bench.sh --smoke              CI check: every target and the async path, 1 x 1 s, throughput only (~3 min)
 #   ./bench.sh --full               dubbo-benchmark settings: 3 x 10 s warm-up, 3 x 10 s measurement, 32 threads

@@ -417,11 +417,12 @@ public final class Runner {
     /**
      * The runs of one target, in order: the synchronous thread counts from the highest (a 32-thread run warms the
      * server's code for every method far faster than a one-thread run), then the asynchronous loads, which
-     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only (in the smoke, not for the targets outside the
-     * fastjson2 group: the hessian2 ones and the levers, which take a subset of the methods there).
+     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only (in the smoke, not for the hessian2 targets and
+     * the levers, which take a subset of the methods there).
      */
     static List<Run> runs(Settings s, BenchTarget target) {
-        boolean hessian2 = !Targets.FASTJSON2.equals(Targets.groupOf(target.name())); // the smoke's subset
+        String group = Targets.groupOf(target.name());
+        boolean hessian2 = Targets.HESSIAN2.equals(group) || Targets.LEVERS.equals(group); // the smoke's subset
         List<Run> out = new ArrayList<>();
         if (s.sync && !s.interleaved) { // interleaved: Interleaved measures the synchronous workload
             List<Integer> threads = new ArrayList<>(s.threads);
@@ -430,7 +431,8 @@ public final class Runner {
                 out.add(new Run(t, 0, s.methodsFor(hessian2, false), s.modes));
             }
         }
-        // the smoke checks the async path of the four fastjson2 targets only: the hessian2 ones and the levers share it
+        // the smoke checks the async path of the fastjson2 targets and the peers only: the hessian2 ones and the
+        // levers share the fastjson2 ones' clients
         if (target.supportsAsync() && !(hessian2 && "smoke".equals(s.profile))) {
             for (Row.Load load : s.asyncLoads) {
                 out.add(new Run(load.threads(), load.inflight(), s.methodsFor(hessian2, true), List.of("thrpt")));

@@ -1,6 +1,7 @@
 package dev.sluice.benchmark;
 
 import dev.sluice.benchmark.targets.DubboTarget;
+import dev.sluice.benchmark.targets.GrpcJavaTarget;
 import dev.sluice.benchmark.targets.RawTarget;
 import dev.sluice.benchmark.targets.SluiceTarget;
 import dev.sluice.rpc.Serialization;
@@ -15,9 +16,10 @@ import java.util.function.Supplier;
 
 /**
  * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run),
- * {@value #HESSIAN2}, {@value #LEVERS} or {@value #OVERHEAD}. Each group has a baseline every target of the group
- * is compared with: real Dubbo on netty4 in the same serialization. To add a target, implement
- * {@link BenchTarget} and add one {@code register} line here.
+ * {@value #LEVERS}, {@value #PEERS}, {@value #HESSIAN2} or {@value #OVERHEAD}. Each group has a baseline every target
+ * of the group is compared with: real Dubbo on netty4 in the same serialization (for the peers, which have
+ * serializations of their own, the default run's). To add a target, implement {@link BenchTarget} and add one
+ * {@code register} line here.
  */
 public final class Targets {
 
@@ -30,6 +32,12 @@ public final class Targets {
     public static final String FASTJSON2 = "fastjson2";
     /** dubbo-benchmark's hessian-lite variant. */
     public static final String HESSIAN2 = "hessian2";
+    /**
+     * What a Java team would pick instead: Dubbo's own recommended protocol, triple, and grpc-java. As a
+     * {@code --targets} name it also selects {@value #BASELINE} and {@code sluice}, the two they are compared with;
+     * the default run leaves the peers out (six targets take more than its 15 minutes).
+     */
+    public static final String PEERS = "peers";
     /**
      * The cost of observing: {@code sluice} with its JFR events recorded, and with a MeterRegistry bound. Run it
      * with the plain target: {@code --targets sluice,overhead}.
@@ -65,6 +73,14 @@ public final class Targets {
                 null, "direct", "dubbo-sluice with dispatcher=direct: service methods on the I/O thread. A"
                         + " measurement lever (the bound of removing the provider's hand-off), not a recommendation:"
                         + " a method that blocks stalls every connection of its event loop"));
+        register(PEERS, "dubbo-triple", () -> DubboTarget.triple("dubbo-triple",
+                "Dubbo 3.3.6, triple protocol (tri, HTTP/2), hessian2 inside triple's protobuf wrapper (triple's"
+                        + " default for a Java interface: no serialization named, Dubbo's default; the wrapper says"
+                        + " hessian4), filter=-default:"
+                        + " pays HTTP/2 (a stream per call, HPACK headers, trailers, flow control) and the wrapper (the"
+                        + " hessian2 bytes copied into it, type names as strings) on top of hessian2; provider calls on"
+                        + " Dubbo's fixed pool of 200 threads, the sync consumer decodes on the calling thread"));
+        register(PEERS, "grpc-java", GrpcJavaTarget::new);
         register(OVERHEAD, "sluice+jfr", () -> new SluiceTarget("sluice+jfr", Serialization.FASTJSON2,
                 SluiceTarget.Observed.JFR));
         register(OVERHEAD, "sluice+metrics", () -> new SluiceTarget("sluice+metrics", Serialization.FASTJSON2,
@@ -92,12 +108,14 @@ public final class Targets {
 
     /**
      * The names of one group, or for {@value #ALL} of every group but {@value #OVERHEAD} (what observing costs is
-     * measured on purpose, not in every smoke).
+     * measured on purpose, not in every smoke); {@value #PEERS} with {@value #BASELINE} and {@code sluice}, which
+     * they are compared with.
      */
     public static List<String> group(String group) {
         List<String> out = new ArrayList<>();
         TARGETS.forEach((name, e) -> {
-            if (ALL.equals(group) && !OVERHEAD.equals(e.group()) || e.group().equals(group)) {
+            if (ALL.equals(group) && !OVERHEAD.equals(e.group()) || e.group().equals(group)
+                    || PEERS.equals(group) && (BASELINE.equals(name) || "sluice".equals(name))) {
                 out.add(name);
             }
         });
@@ -121,23 +139,24 @@ public final class Targets {
     }
 
     /**
-     * Expands a {@code --targets} list: target names stay, the group names {@value #FASTJSON2}, {@value #HESSIAN2},
-     * {@value #LEVERS}, {@value #OVERHEAD} and {@value #ALL} become their targets. Order: registry order; duplicates
-     * are dropped.
+     * Expands a {@code --targets} list: target names stay, the group names {@value #FASTJSON2}, {@value #LEVERS},
+     * {@value #PEERS}, {@value #HESSIAN2}, {@value #OVERHEAD} and {@value #ALL} become their targets. Order: registry
+     * order; duplicates are dropped.
      *
      * @throws IllegalArgumentException for a name that is neither a target nor a group
      */
     public static List<String> expand(List<String> names) {
         Set<String> wanted = new LinkedHashSet<>();
         for (String n : names) {
-            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || LEVERS.equals(n) || OVERHEAD.equals(n)
-                    || ALL.equals(n)) {
+            if (FASTJSON2.equals(n) || LEVERS.equals(n) || PEERS.equals(n) || HESSIAN2.equals(n)
+                    || OVERHEAD.equals(n) || ALL.equals(n)) {
                 wanted.addAll(group(n));
             } else if (TARGETS.containsKey(n)) {
                 wanted.add(n);
             } else {
                 throw new IllegalArgumentException("unknown target '" + n + "'; known: " + String.join(", ", names())
-                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + LEVERS + ", " + OVERHEAD + ", " + ALL
+                        + " (groups: " + FASTJSON2 + ", " + LEVERS + ", " + PEERS + ", " + HESSIAN2 + ", " + OVERHEAD
+                        + ", " + ALL
                         + ")");
             }
         }

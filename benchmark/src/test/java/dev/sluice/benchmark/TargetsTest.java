@@ -128,13 +128,39 @@ class TargetsTest {
         DubboTarget missing = new DubboTarget("x", "netty4", "fastjson2", "no-such-pool", null, "test");
         assertTrue(missing.unavailableReason().contains("no Dubbo ThreadPool named 'no-such-pool'"),
                 missing.unavailableReason());
+     * {@code --targets peers}: Dubbo's triple and grpc-java with the two they are compared with, in a group of their
+     * own that the default run leaves out; both serve asynchronous calls too, and their classes are here.
+     */
+    @Test
+    void thePeersAreDubboTripleAndGrpcJavaBesideTheBaselineAndSluice() {
+        assertEquals(List.of("dubbo-netty4", "sluice", "dubbo-triple", "grpc-java"),
+                Targets.expand(List.of("peers")));
+        assertEquals(List.of("dubbo-netty4", "sluice", "dubbo-triple", "grpc-java"), Targets.group(Targets.PEERS));
+        assertTrue(Targets.group(Targets.ALL).containsAll(List.of("dubbo-triple", "grpc-java")));
+        assertTrue(!Targets.defaultNames().contains("dubbo-triple") && !Targets.defaultNames().contains("grpc-java"));
+        assertEquals("dubbo-netty4", Targets.baselineOf("dubbo-triple"));
+        assertEquals("dubbo-netty4", Targets.baselineOf("grpc-java"));
+
+        DubboTarget triple = (DubboTarget) Targets.get("dubbo-triple");
+        assertEquals("tri", triple.protocol());
+        assertNull(triple.serialization(), "triple's own default: no serialization named");
+        assertNull(triple.transporter(), "triple's own HTTP/2 server and client");
+        assertNull(triple.unavailableReason(), "Dubbo's Protocol SPI files name tri");
+        assertTrue(new DubboTarget("x", "no-such-transporter", "fastjson2", "t").unavailableReason()
+                .contains("Transporter"));
+        for (String peer : List.of("dubbo-triple", "grpc-java")) {
+            String d = Targets.get(peer).description();
+            assertTrue(d.contains("HTTP/2") && d.contains("pays"), d);
+        }
+        assertTrue(triple.description().contains("hessian2"), triple.description());
+        assertTrue(Targets.get("grpc-java").description().contains("protobuf"));
     }
 
     @Test
     void targetListsExpandGroupsInReportOrder() {
         assertEquals(List.of("sluice", "dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
                 Targets.expand(List.of("hessian2", "sluice", "sluice-hessian2")));
-        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "levers", "overhead")));
+        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "levers", "overhead", "peers")));
         assertEquals(List.of("sluice", "sluice+jfr", "sluice+metrics"),
                 Targets.expand(List.of("sluice", "overhead")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

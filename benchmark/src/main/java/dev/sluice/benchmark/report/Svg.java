@@ -5,9 +5,9 @@ import java.util.Locale;
 
 /** What the benchmark's SVG charts share: the palette, the page head, the target legend and escaping. */
 final class Svg {
-    /** One colour per target, by its position in the chart's list of targets. */
+    /** One colour per target, by its position in the chart's list of targets: distinct for up to twelve. */
     static final String[] COLORS = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-        "#b07aa1", "#ff9da7"};
+        "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#499894", "#8cd17d"};
 
     private Svg() {
     }
@@ -28,7 +28,7 @@ final class Svg {
                 x, esc(title)));
     }
 
-    /** One swatch and name per target, left to right from x, the swatches' top at y. */
+    /** One swatch and name per target, left to right from x, the swatches' top at y; {@link #legendWidth} wide. */
     static void legend(StringBuilder svg, List<String> targets, int x, int y) {
         int lx = x;
         for (int i = 0; i < targets.size(); i++) {
@@ -36,8 +36,22 @@ final class Svg {
                     "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
                             + "<text x=\"%d\" y=\"%d\">%s</text>\n",
                     lx, y, color(i), lx + 18, y + 12, esc(targets.get(i))));
-            lx += 30 + 8 * targets.get(i).length();
+            lx += entryWidth(targets.get(i));
         }
+    }
+
+    /** The width {@link #legend} takes for {@code targets}: a chart at least this wide (plus margins) shows it all. */
+    static int legendWidth(List<String> targets) {
+        int w = 0;
+        for (String t : targets) {
+            w += entryWidth(t);
+        }
+        return w;
+    }
+
+    /** A swatch, its gap, the name (up to 8 px a character at 12 px) and the space before the next. */
+    private static int entryWidth(String target) {
+        return 30 + 8 * target.length();
     }
 
     static String esc(String s) {

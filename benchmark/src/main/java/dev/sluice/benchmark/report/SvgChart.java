@@ -35,7 +35,7 @@ public final class SvgChart {
         boolean latency = report.rows().stream().anyMatch(r -> !Double.isNaN(r.p99Ms));
         List<Row.Load> loads = report.loads();
         int columns = latency ? 2 : 1;
-        int width = GAP + columns * (PANEL_W + GAP);
+        int width = Math.max(GAP + columns * (PANEL_W + GAP), GAP + Svg.legendWidth(targets) + GAP);
         int height = LEGEND_H + loads.size() * (PANEL_H + GAP) + GAP;
 
         StringBuilder svg = new StringBuilder();

@@ -28,16 +28,19 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * {@code filter=-default}, {@code check=false}; plus QoS off and a short shutdown wait. The knobs are the Dubbo
  * {@code Transporter} used on both sides ({@code server=} / {@code client=}), the serialization, and the provider's
  * thread model ({@code threadpool=}, {@code dispatcher=}; Dubbo's defaults, {@code fixed} and {@code all}, unless a
- * target names them).
+ * target names them); or, with {@link #triple}, Dubbo's triple protocol ({@code tri}) instead of {@code dubbo}, on its
+ * own HTTP/2 server and client and in its own default serialization, everything else the same.
  */
 public final class DubboTarget implements BenchTarget {
 
     private static final String SPI = "org.apache.dubbo.remoting.Transporter";
     private static final String THREAD_POOL_SPI = "org.apache.dubbo.common.threadpool.ThreadPool";
+    private static final String PROTOCOL_SPI = "org.apache.dubbo.rpc.Protocol";
 
     private final String name;
     private final String transporter;
     private final String serialization;
+    private final String protocol;
     private final String threadpool;
     private final String dispatcher;
     private final String description;
@@ -55,12 +58,30 @@ public final class DubboTarget implements BenchTarget {
      */
     public DubboTarget(String name, String transporter, String serialization, String threadpool, String dispatcher,
             String description) {
+        this(name, "dubbo", transporter, serialization, threadpool, dispatcher, description);
+    }
+
+    private DubboTarget(String name, String protocol, String transporter, String serialization, String threadpool,
+            String dispatcher, String description) {
+        this.protocol = protocol;
         this.name = name;
         this.transporter = transporter;
         this.serialization = serialization;
         this.threadpool = threadpool;
         this.dispatcher = dispatcher;
         this.description = description;
+    }
+
+    /**
+     * Dubbo's triple protocol ({@code tri}) serving and calling the same services: no {@code server=}/{@code client=}
+     * (triple runs its own HTTP/2 server and client on Netty) and no serialization named anywhere, so each call takes
+     * triple's default for a Java interface: its arguments and result serialized by Dubbo's default serialization
+     * (hessian2: a consumer with a direct URL names none, and the provider answers in the request's) inside triple's
+     * protobuf request and response wrappers, whose {@code serializeType} then reads {@code hessian4} (triple's name
+     * for Dubbo's hessian2, hessian-lite).
+     */
+    public static DubboTarget triple(String name, String description) {
+        return new DubboTarget(name, "tri", null, null, null, null, description);
     }
 
     @Override
@@ -73,12 +94,19 @@ public final class DubboTarget implements BenchTarget {
         return description;
     }
 
+    /** The Dubbo {@code Transporter} of both sides; null for triple, which has its own. */
     public String transporter() {
         return transporter;
     }
 
+    /** The serialization named on the protocol and in the URL; null for triple, which names none. */
     public String serialization() {
         return serialization;
+    }
+
+    /** Dubbo's protocol name: {@code dubbo} or {@code tri}. */
+    public String protocol() {
+        return protocol;
     }
 
     /** The provider's {@code threadpool=}, or null for Dubbo's default. */
@@ -97,15 +125,17 @@ public final class DubboTarget implements BenchTarget {
     }
 
     /**
-     * Checks the Transporter and ThreadPool SPI files (without starting Dubbo); this also proves they survived
-     * shading.
+     * Checks the Transporter and ThreadPool SPI files, or for triple the Protocol SPI files (without starting Dubbo);
+     * this also proves they survived shading.
      */
     @Override
     public String unavailableReason() {
-        Set<String> found = transporterNames(DubboTarget.class.getClassLoader());
-        if (!found.contains(transporter)) {
-            return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/"
-                    + SPI + " lists " + found + ")";
+        String spi = transporter != null ? SPI : PROTOCOL_SPI;
+        String wanted = transporter != null ? transporter : protocol;
+        Set<String> found = extensionNames(DubboTarget.class.getClassLoader(), spi);
+        if (!found.contains(wanted)) {
+            return "no Dubbo " + (transporter != null ? "Transporter" : "Protocol") + " named '" + wanted
+                    + "' on the classpath (META-INF/dubbo[/internal]/" + spi + " lists " + found + ")";
         }
         Set<String> pools = extensionNames(DubboTarget.class.getClassLoader(), THREAD_POOL_SPI);
         if (threadpool != null && !pools.contains(threadpool)) {
@@ -167,10 +197,14 @@ public final class DubboTarget implements BenchTarget {
 
     @Override
     public AutoCloseable startServer(String host, int port) {
-        ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
+        ProtocolConfig protocol = new ProtocolConfig(this.protocol, port);
         protocol.setHost(host);
-        protocol.setServer(transporter);
-        protocol.setSerialization(serialization);
+        if (transporter != null) {
+            protocol.setServer(transporter);
+        }
+        if (serialization != null) {
+            protocol.setSerialization(serialization);
+        }
         // Dubbo's fixed pool of 200 threads with no queue refuses a call when all 200 are busy ("thread pool is
         // EXHAUSTED"): the async loads keep up to 256 calls in flight. A queue behind the same 200 threads, as the
         // Sluice servers have, takes them; the synchronous loads (at most 32 in flight) never reach it.
@@ -206,13 +240,16 @@ public final class DubboTarget implements BenchTarget {
         reference.setInterface(iface);
         reference.setCheck(false);
         reference.setTimeout(config.timeoutMillis()); // 1000 = Dubbo's default, what dubbo-benchmark runs with
-        reference.setUrl("dubbo://" + config.host() + ":" + config.port() + "?serialization=" + serialization);
+        reference.setUrl(protocol + "://" + config.host() + ":" + config.port()
+                + (serialization == null ? "" : "?serialization=" + serialization));
         return reference;
     }
 
     private DubboBootstrap consumer(ReferenceConfig<?> reference) {
         ConsumerConfig consumer = new ConsumerConfig();
-        consumer.setClient(transporter);
+        if (transporter != null) {
+            consumer.setClient(transporter);
+        }
         consumer.setFilter("-default");
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + appName() + "-client"))

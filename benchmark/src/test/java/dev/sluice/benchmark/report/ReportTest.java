@@ -79,6 +79,39 @@ class ReportTest {
         assertTrue(doc.getElementsByTagName("rect").getLength() >= 2 * 4);
     }
 
+    /**
+     * A chart of every target of {@code --targets all} (the smoke's): each target's bars and legend swatch in a colour
+     * of its own, and the whole legend inside the chart.
+     */
+    @Test
+    void aChartOfEveryTargetGivesEachItsOwnColourAndShowsTheWholeLegend() throws Exception {
+        List<String> all = dev.sluice.benchmark.Targets.group(dev.sluice.benchmark.Targets.ALL);
+        List<Row> rows = all.stream().map(t -> row(t, "listUser", 32, 10)).toList();
+        Report every = new Report(rows, dev.sluice.benchmark.Targets.names(), List.of("listUser"),
+                dev.sluice.benchmark.Targets::baselineOf);
+        String svg = SvgChart.render(every, "all");
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+        int width = Integer.parseInt(doc.getDocumentElement().getAttribute("width"));
+        java.util.Set<String> swatches = new java.util.LinkedHashSet<>();
+        org.w3c.dom.NodeList rects = doc.getElementsByTagName("rect");
+        for (int i = 0; i < rects.getLength(); i++) {
+            org.w3c.dom.Element r = (org.w3c.dom.Element) rects.item(i);
+            if ("14".equals(r.getAttribute("width")) && "14".equals(r.getAttribute("height"))) {
+                swatches.add(r.getAttribute("fill"));
+            }
+        }
+        assertEquals(all.size(), swatches.size(), "one colour per target: " + swatches);
+        org.w3c.dom.NodeList texts = doc.getElementsByTagName("text");
+        for (int i = 0; i < texts.getLength(); i++) {
+            org.w3c.dom.Element t = (org.w3c.dom.Element) texts.item(i);
+            if (all.contains(t.getTextContent())) {
+                int end = Integer.parseInt(t.getAttribute("x")) + 8 * t.getTextContent().length();
+                assertTrue(end <= width, t.getTextContent() + " ends at " + end + " of " + width);
+            }
+        }
+    }
+
     private final Report mixed = new Report(
             List.of(row("dubbo-netty4", "listUser", 32, 20), row("sluice", "listUser", 32, 40),
                     row("dubbo-netty4-hessian2", "listUser", 32, 10), row("sluice-hessian2", "listUser", 32, 0, 35, 7),
