@@ -3,6 +3,7 @@ package dev.sluice.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.alibaba.fastjson2.JSONB;
 import dev.sluice.codec.dubbo.TestBytes;
 import dev.sluice.codec.dubbo.internal.DubboConstants;
 import dev.sluice.rpc.SluiceServer;
@@ -31,6 +32,10 @@ class DecodeLimitsTest {
         String hold(String v);
 
         String counts(Counts c);
+
+        String countsList(java.util.List<Counts> list);
+
+        Counts copy(Counts c);
     }
 
     /** A parameter object with every integral field kind, primitive and boxed. */
@@ -69,6 +74,16 @@ class DecodeLimitsTest {
         @Override
         public String counts(Counts c) {
             return c.toString();
+        }
+
+        @Override
+        public String countsList(java.util.List<Counts> list) {
+            return list.toString();
+        }
+
+        @Override
+        public Counts copy(Counts c) {
+            return c;
         }
 
         @Override
@@ -181,6 +196,122 @@ class DecodeLimitsTest {
             assertEquals(20, ok.status(), ok.text());
             assertTrue(ok.text().contains("i=" + Integer.MIN_VALUE + " l=" + Long.MAX_VALUE + " s=32767 b=0 bi=null"
                     + " bl=null"), ok.text());
+        }
+    }
+
+    /** The start of a typed JSONB {@link Counts}: the type tag, its name defining symbol 0, the object start. */
+    static byte[] jsonbCountsStart() {
+        return TestBytes.concat(new byte[] {(byte) 0x92}, JSONB.toBytes(Counts.class.getName()),
+                new byte[] {0, (byte) 0xa6});
+    }
+
+    /**
+     * A {@link Counts} in JSONB whose one field {@code field} is the JSONB value {@code value}, written by hand as
+     * Dubbo's writer lays a bean out (typed, the field name a symbol), so any bytes can stand where it puts a number.
+     */
+    static byte[] jsonbCounts(String field, byte[] value) {
+        return TestBytes.concat(jsonbCountsStart(), new byte[] {0x7f}, JSONB.toBytes(field), new byte[] {1}, value,
+                new byte[] {(byte) 0xa5});
+    }
+
+    /** The numbers a peer can send for integral fields, each with the field and the type named in the answer. */
+    static Object[][] badFastjson2Fields() {
+        String beyondLong = "9223372036854775808"; // 2^63
+        return new Object[][] {
+            {"i", JSONB.toBytes(3.7d), "int"},
+            {"i", JSONB.toBytes(1e30d), "int"},
+            {"i", JSONB.toBytes("1E+30"), "int"},
+            {"i", JSONB.toBytes("9".repeat(900)), "int"},
+            {"i", JSONB.toBytes(1L << 40), "int"},
+            {"l", JSONB.toBytes(new java.math.BigInteger(beyondLong)), "long"},
+            {"l", JSONB.toBytes(9.223372036854775808e18d), "long"},
+            {"l", JSONB.toBytes(new BigDecimal("3.7")), "long"},
+            {"l", JSONB.toBytes(beyondLong), "long"},
+            {"s", JSONB.toBytes(70_000), "short"},
+            {"b", JSONB.toBytes(300), "byte"},
+            {"bi", JSONB.toBytes(3.7d), "java.lang.Integer"},
+            {"bl", JSONB.toBytes("12"), "java.lang.Long"},
+            {"bs", JSONB.toBytes(-40_000), "java.lang.Short"},
+            {"bb", JSONB.toBytes(128L), "java.lang.Byte"},
+        };
+    }
+
+    @Test
+    void integralFieldsOfAParameterObjectTakeOnlyIntegersInRangeInFastjson2() throws Exception {
+        try (SluiceServer server = SluiceServer.builder().port(0).register(NumberService.class, new Numbers())
+                .start(); Socket raw = Fixtures.socket(server.port())) {
+            OutputStream out = raw.getOutputStream();
+            InputStream in = raw.getInputStream();
+            long id = 0;
+            java.util.List<String> wrong = new java.util.ArrayList<>();
+            java.util.List<Object[]> cases = new java.util.ArrayList<>(java.util.Arrays.asList(badFastjson2Fields()));
+            // In a list, the second bean naming its field by a symbol the first one defined.
+            cases.add(new Object[] {"i", null, "int"});
+            for (Object[] c : cases) {
+                byte[] frame;
+                if (c[1] == null) {
+                    byte[] list = TestBytes.concat(new byte[] {(byte) 0x96}, jsonbCounts("i", JSONB.toBytes(5)),
+                            new byte[] {(byte) 0x92, 0, (byte) 0xa6, 0x7f, 1}, JSONB.toBytes(1e30d),
+                            new byte[] {(byte) 0xa5});
+                    frame = Wire.replaceItem(Wire.request(++id, NumberService.class, "countsList",
+                            java.util.List.of()), 5, list);
+                } else {
+                    frame = Wire.replaceItem(Wire.request(++id, NumberService.class, "counts", new Counts()), 5,
+                            jsonbCounts((String) c[0], (byte[]) c[1]));
+                }
+                out.write(frame);
+                Wire.Frame answer = Wire.read(in);
+                assertEquals(id, answer.id());
+                String text = answer.status() == 20 ? "answered " + answer.item(1) : answer.text();
+                if (answer.status() != 40 || !text.contains("field " + Counts.class.getName() + "." + c[0])
+                        || !text.contains("expected " + c[2])) {
+                    wrong.add("request " + id + " (" + c[0] + "): status " + answer.status() + " "
+                            + text.substring(0, Math.min(160, text.length())));
+                }
+            }
+            assertEquals(java.util.List.of(), wrong, "every bad field gets status 40 naming the field and its type");
+            Counts good = new Counts();
+            good.i = Integer.MIN_VALUE;
+            good.l = Long.MAX_VALUE;
+            good.s = Short.MAX_VALUE;
+            good.bb = Byte.MIN_VALUE;
+            out.write(Wire.request(++id, NumberService.class, "counts", good));
+            Wire.Frame ok = Wire.read(in);
+            assertEquals(id, ok.id());
+            assertEquals(20, ok.status());
+            assertEquals("i=" + Integer.MIN_VALUE + " l=" + Long.MAX_VALUE + " s=32767 b=0 bi=null bl=null bs=null"
+                    + " bb=-128", ok.item(1));
+        }
+    }
+
+    @Test
+    void integralFieldsOfAResultObjectTakeOnlyIntegersInRangeInFastjson2() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        Object[][] bad = badFastjson2Fields();
+        try (ScriptedServer provider = ScriptedServer.start((c, request) -> c.send(Wire.valueResponse(request.id(),
+                jsonbCounts((String) bad[next.get()][0], (byte[]) bad[next.get()][1]))));
+             dev.sluice.rpc.SluiceClient client = dev.sluice.rpc.SluiceClient.builder()
+                     .address("127.0.0.1", provider.port()).timeout(java.time.Duration.ofSeconds(10)).build()) {
+            NumberService numbers = client.reference(NumberService.class).proxy();
+            java.util.List<String> wrong = new java.util.ArrayList<>();
+            for (int i = 0; i < bad.length; i++) {
+                next.set(i);
+                String text;
+                try {
+                    text = "answered " + numbers.copy(new Counts());
+                } catch (RuntimeException e) {
+                    StringBuilder messages = new StringBuilder();
+                    for (Throwable t = e; t != null; t = t.getCause()) {
+                        messages.append(t.getMessage()).append(" / ");
+                    }
+                    text = messages.toString();
+                }
+                if (!text.contains("field " + Counts.class.getName() + "." + bad[i][0])
+                        || !text.contains("expected " + bad[i][2])) {
+                    wrong.add(bad[i][0] + ": " + text.substring(0, Math.min(160, text.length())));
+                }
+            }
+            assertEquals(java.util.List.of(), wrong, "every bad field fails the call naming the field and its type");
         }
     }
 

@@ -325,7 +325,7 @@ final class Fastjson2Items {
         // fastjson2 allocates from declared sizes, recurses per nesting level and bounds its reads by the array, not
         // the item: check every token of the item, then let it read the padded copy (as Dubbo reads a copy).
         JsonbBounds.check(copy, 0, n, budget);
-        JsonbBounds.checkIntegral(copy, 0, n, type);
+        JsonbFields.check(copy, 0, n, type, context); // integral parameters and fields (A31, A31b)
         Object v;
         try (JSONReader r = JSONReader.ofJSONB(copy, 0, n, context)) {
             if (type == Object.class) {

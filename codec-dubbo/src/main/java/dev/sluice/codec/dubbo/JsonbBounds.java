@@ -302,23 +302,54 @@ final class JsonbBounds {
     static void checkIntegral(byte[] b, int off, int n, Type type) {
         Class<?> raw = ValueTypes.rawClass(type);
         long max = ValueTypes.integralMax(raw);
-        if (max == 0) {
+        if (max == 0 || n == 0) {
             return;
         }
+        checkIntegral(b, off, max, raw.getName(), "");
+    }
+
+    /**
+     * The value at {@code off} (a whole token) must be a JSONB integer in {@code [-max - 1, max]}, or null.
+     *
+     * @param typeName the expected type, for the message
+     * @param where what the value is (a field), prefixed to the message; empty for a parameter
+     * @throws IllegalArgumentException naming the expected type, the kind of value sent and the range
+     */
+    static void checkIntegral(byte[] b, int off, long max, String typeName, String where) {
         long min = -max - 1;
         int u = b[off] & 0xff;
-        if (u == 0xaf || n == 0) {
+        if (u == 0xaf) {
             return; // null: fastjson2 decides (boxed: null; primitive: its default)
         }
         if (!isInt32(b[off]) && !(u >= 0xbc && u <= 0xef)) { // int32 forms, int16, int8, int64 forms
-            throw new IllegalArgumentException("expected " + raw.getName() + " but the value is " + (u >= 0x49
-                    && u <= 0x7e ? "text" : "JSONB type 0x" + Integer.toHexString(u)) + ", not an integer");
+            throw new IllegalArgumentException(where + "expected " + typeName + " but the value is " + kind(u)
+                    + ", not an integer in [" + min + ", " + max + "]");
         }
         long v = intValue(b, off);
         if (v < min || v > max) {
-            throw new IllegalArgumentException("expected " + raw.getName() + " but the value " + v
+            throw new IllegalArgumentException(where + "expected " + typeName + " but the value " + v
                     + " is out of its range [" + min + ", " + max + "]");
         }
+    }
+
+    /** What a value of JSONB type byte {@code u} is, for a message. */
+    private static String kind(int u) {
+        if (u >= 0x49 && u <= 0x7e) {
+            return "text";
+        } else if (u >= 0xb2 && u <= 0xb5) {
+            return "a double";
+        } else if (u == 0xb6 || u == 0xb7) {
+            return "a float";
+        } else if (u == 0xb8 || u == 0xb9) {
+            return "a decimal";
+        } else if (u == 0xba || u == 0xbb) {
+            return "a big integer";
+        } else if (u == 0xb0 || u == 0xb1) {
+            return "a boolean";
+        } else if (u == 0x92) {
+            return "a typed value";
+        }
+        return "JSONB type 0x" + Integer.toHexString(u);
     }
 
     /** A value fastjson2 reads as a number (a nano, a scale, a char): any scalar; sizes are still checked. */
@@ -397,7 +428,7 @@ final class JsonbBounds {
      * The end of the JSONB integer at {@code p}, in any of the forms fastjson2 reads a size from (the int32 and int64
      * encodings, int8, int16).
      */
-    private static int intEnd(byte[] b, int p, int end) {
+    static int intEnd(byte[] b, int p, int end) {
         need(p, 1, end);
         int t = b[p];
         int u = t & 0xff;
@@ -416,7 +447,7 @@ final class JsonbBounds {
     }
 
     /** The value of the integer at {@code p}, which {@link #intEnd} has checked. */
-    private static long intValue(byte[] b, int p) {
+    static long intValue(byte[] b, int p) {
         int t = b[p];
         int u = t & 0xff;
         if (t >= -16 && t <= 47) {

@@ -149,6 +149,52 @@ class NumberLimitsTest {
         assertEquals(-7, accepted(Codecs.encode(DubboRequest.invocation(25, LIST_USER, new Object[] {-7}, null))));
     }
 
+    /** {@code frame} (a fastjson2 request) with its first argument item replaced by {@code jsonb}. */
+    static byte[] withArgument(byte[] frame, byte[] jsonb) {
+        java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(frame);
+        int pos = 16;
+        for (int i = 0; i < 5; i++) {
+            pos += 4 + f.getInt(pos);
+        }
+        int old = f.getInt(pos);
+        byte[] out = concat(java.util.Arrays.copyOfRange(frame, 0, pos),
+                java.nio.ByteBuffer.allocate(4).putInt(jsonb.length).array(), jsonb,
+                java.util.Arrays.copyOfRange(frame, pos + 4 + old, frame.length));
+        java.nio.ByteBuffer.wrap(out).putInt(12, out.length - 16);
+        return out;
+    }
+
+    static byte[] jsonb(Object v) {
+        return com.alibaba.fastjson2.JSONB.toBytes(v);
+    }
+
+    /**
+     * fastjson2's bean reader is lenient about layout: the first name may be {@code "@type"}, names may be plain
+     * strings or symbols defined anywhere earlier in the item. However a {@code User} is laid out, its integral fields
+     * (and the {@code Integer} elements of its list) are checked by the walk (A31b).
+     */
+    @Test
+    void fastjson2IntegralFieldsAreCheckedHoweverTheBeanIsLaidOut() {
+        String user = "org.apache.dubbo.benchmark.bean.User";
+        byte[] typed = concat(hex("92"), jsonb(user), hex("00"));
+        byte[] createUser = Codecs.encode(DubboRequest.invocation(50, Codecs.CREATE_USER, new Object[] {null}, null));
+        // The name "sex" defined as symbol 2 inside a field the bean does not have, then used by reference.
+        refused(withArgument(createUser, concat(typed, hex("a6 7f"), jsonb("zzz"), hex("01 a6 7f"), jsonb("sex"),
+                hex("02 01 a5 7f 02"), jsonb(1L << 40), hex("a5"))),
+                "field " + user + ".sex: expected int but the value 1099511627776 is out of its range");
+        // An element of List<Integer> permissions.
+        refused(withArgument(createUser, concat(typed, hex("a6 7f"), jsonb("permissions"), hex("01 96 01"),
+                jsonb(2.5d), hex("a5"))), "field " + user + ".permissions: expected java.lang.Integer");
+        // "@type" as the first name, plain string names.
+        refused(withArgument(createUser, concat(hex("a6"), jsonb("@type"), jsonb(user), jsonb("status"),
+                jsonb(3.7d), hex("a5"))), "field " + user + ".status: expected int but the value is a double");
+        // The same fields with integers in range are read.
+        Object ok = accepted(withArgument(createUser, concat(typed, hex("a6 7f"), jsonb("id"), hex("01"),
+                jsonb(Long.MIN_VALUE), hex("7f"), jsonb("permissions"), hex("02 96 01"), jsonb(-5), hex("a5"))));
+        assertEquals(Long.MIN_VALUE, ((org.apache.dubbo.benchmark.bean.User) ok).getId());
+        assertEquals(java.util.List.of(1, -5), ((org.apache.dubbo.benchmark.bean.User) ok).getPermissions());
+    }
+
     @Test
     void hessian2LongParameterTakesOnlyAnIntegerInRange() {
         refused(hessian2Request(30, GET_USER, hessian2("9".repeat(300_000)), NO_ATTACHMENTS),

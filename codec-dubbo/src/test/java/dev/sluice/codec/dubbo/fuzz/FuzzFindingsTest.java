@@ -175,13 +175,19 @@ class FuzzFindingsTest {
             assertEquals(5, r.id());
             assertEquals(DubboConstants.STATUS_CLIENT_ERROR, r.status(), () -> hex + ": " + r);
         }
-        // Ordinary decimals and number-like text still pass.
-        byte[] value = hex("96 01 4b 31 32"); // [1, "12"] read as int[]: number text is still read
+        // Ordinary integers still pass; number text for an int element is refused as for an int parameter (A31b).
+        byte[] value = hex("96 01 0c"); // [1, 12] read as int[]
         byte[] body = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(value.length).array(), value);
         DubboResponse ok = decodeFirst(FuzzDecoders.client(), concat(FuzzDecoders.header(0x17, 20, 5, body.length),
                 body));
         assertTrue(ok.isOk(), ok::toString);
         assertEquals(12, ((int[]) ok.value())[1]);
+        byte[] text = hex("96 01 4b 31 32"); // [1, "12"]
+        byte[] textBody = concat(hex("00 00 00 02 bd 01"), ByteBuffer.allocate(4).putInt(text.length).array(), text);
+        DubboResponse refused = decodeFirst(FuzzDecoders.client(), concat(FuzzDecoders.header(0x17, 20, 5,
+                textBody.length), textBody));
+        assertEquals(DubboConstants.STATUS_CLIENT_ERROR, refused.status(), refused::toString);
+        assertTrue(refused.errorMessage().contains("expected int but the value is text"), refused::toString);
     }
 
     /**
