@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class CodecBenchmark {
-    /** {@code sluice} or {@code dubbo}. */
+    /** {@code sluice} or {@code dubbo}; {@code sluice-generic} on request ({@code -p impl=sluice-generic}). */
     @Param({"sluice", "dubbo"})
     public String impl;
 
@@ -59,15 +59,21 @@ public class CodecBenchmark {
         responseFrame = path.encodeResponse();
     }
 
-    /** The path named {@code impl} ({@code sluice} or {@code dubbo}) for one serialization and call. */
+    /**
+     * The path named {@code impl} ({@code sluice}, {@code sluice-generic}: the same call made through {@code $invoke}
+     * as a gateway makes it, or {@code dubbo}) for one serialization and call.
+     */
     public static CodecPath open(String impl, String serialization, CodecCall call) {
         switch (impl) {
             case "sluice":
                 return new SluicePath(Serialization.valueOf(serialization.toUpperCase(java.util.Locale.ROOT)), call);
+            case "sluice-generic":
+                return new SluicePath(Serialization.valueOf(serialization.toUpperCase(java.util.Locale.ROOT)), call,
+                        true);
             case "dubbo":
                 return new DubboPath(serialization, call);
             default:
-                throw new IllegalArgumentException("impl is sluice or dubbo, not " + impl);
+                throw new IllegalArgumentException("impl is sluice, sluice-generic or dubbo, not " + impl);
         }
     }
 

@@ -12,6 +12,9 @@ import java.util.Locale;
  * Sluice's and Dubbo's paths run interleaved, round after round, and each figure is the median of the rounds. Prints
  * a Markdown table: CPU ns and allocated bytes per operation, and Sluice's encode+decode time per frame as a fraction
  * of Dubbo's. Garbage collection runs on other threads and is not in the times (the bytes show what it will cost).
+ * Then, for the calls that carry a POJO (createUser, getUser, listUser), a second table from the same run: the call
+ * made generically ({@code $invoke} with maps, converted by the server, as {@link SluicePath} does it as a generic
+ * path) against the same call typed, both on Sluice's codec, interleaved the same way.
  *
  * <pre>{@code
  * java -cp benchmark/target/sluice-benchmarks.jar dev.sluice.benchmark.codec.CodecCpuTime [rounds] [method,...]
@@ -32,20 +35,39 @@ public final class CodecCpuTime {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         List<String> methods = args.length > 1 ? Arrays.asList(args[1].split(","))
                 : List.of("existUser", "createUser", "getUser", "listUser");
-        System.out.println("| method | ser. | frame | sluice enc ns | sluice dec ns | dubbo enc ns | dubbo dec ns"
-                + " | sluice/dubbo time | sluice enc B | sluice dec B | dubbo enc B | dubbo dec B |");
-        System.out.println("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (String method : methods) {
-            for (String ser : new String[] {"fastjson2", "hessian2"}) {
-                row(method, ser, rounds);
-            }
+        table(methods, rounds, "sluice", "dubbo");
+        List<String> pojoCalls = methods.stream().filter(m -> !m.equals("existUser")).toList();
+        if (!pojoCalls.isEmpty()) {
+            System.out.println();
+            table(pojoCalls, rounds, "generic", "typed");
         }
         System.exit(0); // the in-JVM Dubbo provider keeps non-daemon threads
     }
 
-    private static void row(String method, String ser, int rounds) {
+    /** One table: path {@code a} against path {@code b} ("sluice"/"dubbo", or Sluice's "generic"/"typed"). */
+    private static void table(List<String> methods, int rounds, String a, String b) {
+        System.out.println("| method | ser. | frame | " + a + " enc ns | " + a + " dec ns | " + b + " enc ns | " + b
+                + " dec ns | " + a + "/" + b + " time | " + a + " enc B | " + a + " dec B | " + b + " enc B | " + b
+                + " dec B |");
+        System.out.println("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (String method : methods) {
+            for (String ser : new String[] {"fastjson2", "hessian2"}) {
+                row(method, ser, rounds, implementation(a), implementation(b));
+            }
+        }
+    }
+
+    private static String implementation(String column) {
+        return switch (column) {
+            case "generic" -> "sluice-generic";
+            case "typed" -> "sluice";
+            default -> column;
+        };
+    }
+
+    private static void row(String method, String ser, int rounds, String a, String b) {
         CodecCall call = CodecCall.of(method);
-        CodecPath[] paths = {CodecBenchmark.open("sluice", ser, call), CodecBenchmark.open("dubbo", ser, call)};
+        CodecPath[] paths = {CodecBenchmark.open(a, ser, call), CodecBenchmark.open(b, ser, call)};
         ByteBuf[][] frames = new ByteBuf[2][];
         for (int p = 0; p < 2; p++) {
             frames[p] = new ByteBuf[] {paths[p].encodeRequest(), paths[p].encodeResponse()};

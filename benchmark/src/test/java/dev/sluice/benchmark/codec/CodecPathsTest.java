@@ -2,6 +2,7 @@ package dev.sluice.benchmark.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -49,6 +50,28 @@ class CodecPathsTest {
                             reader + " reading a response");
                     assertContains(Map.of("dubbo", "2.0.2"), reader.lastAttachments());
                 }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+        "fastjson2, createUser", "fastjson2, getUser", "fastjson2, listUser",
+        "hessian2, createUser", "hessian2, getUser", "hessian2, listUser",
+    })
+    void theGenericPathDecodesToTheTypedArgumentsAndAnswersInTheGenericForm(String serialization, String method) {
+        CodecCall call = CodecCall.of(method);
+        try (CodecPath generic = CodecBenchmark.open("sluice-generic", serialization, call)) {
+            Object[] args = decodeRequest(generic, bytes(generic.encodeRequest()));
+            assertArrayEquals(call.arguments(), args, "the server's arguments, converted from maps");
+            assertEquals(UserService.class.getName() + "#" + method, generic.lastTarget());
+            assertEquals("true", generic.lastAttachments().get("generic"));
+            Object value = decodeResponse(generic, bytes(generic.encodeResponse()));
+            if (call.result() instanceof Boolean) {
+                assertEquals(call.result(), value);
+            } else {
+                Map<?, ?> map = assertInstanceOf(Map.class, value, "a POJO comes back as a map");
+                assertEquals(call.result().getClass().getName(), map.get("class"));
             }
         }
     }

@@ -305,31 +305,35 @@ final class JsonbBounds {
         if (max == 0 || n == 0) {
             return;
         }
-        checkIntegral(b, off, max, raw.getName(), "");
+        checkIntegral(b, off, max, raw.getName(), null);
     }
 
     /**
      * The value at {@code off} (a whole token) must be a JSONB integer in {@code [-max - 1, max]}, or null.
      *
      * @param typeName the expected type, for the message
-     * @param where what the value is (a field), prefixed to the message; empty for a parameter
+     * @param field the field whose value it is, named in the message; null for a parameter
      * @throws IllegalArgumentException naming the expected type, the kind of value sent and the range
      */
-    static void checkIntegral(byte[] b, int off, long max, String typeName, String where) {
+    static void checkIntegral(byte[] b, int off, long max, String typeName, String field) {
         long min = -max - 1;
         int u = b[off] & 0xff;
         if (u == 0xaf) {
             return; // null: fastjson2 decides (boxed: null; primitive: its default)
         }
         if (!isInt32(b[off]) && !(u >= 0xbc && u <= 0xef)) { // int32 forms, int16, int8, int64 forms
-            throw new IllegalArgumentException(where + "expected " + typeName + " but the value is " + kind(u)
+            throw new IllegalArgumentException(where(field) + "expected " + typeName + " but the value is " + kind(u)
                     + ", not an integer in [" + min + ", " + max + "]");
         }
         long v = intValue(b, off);
         if (v < min || v > max) {
-            throw new IllegalArgumentException(where + "expected " + typeName + " but the value " + v
+            throw new IllegalArgumentException(where(field) + "expected " + typeName + " but the value " + v
                     + " is out of its range [" + min + ", " + max + "]");
         }
+    }
+
+    private static String where(String field) {
+        return field == null ? "" : "field " + field + ": ";
     }
 
     /** What a value of JSONB type byte {@code u} is, for a message. */

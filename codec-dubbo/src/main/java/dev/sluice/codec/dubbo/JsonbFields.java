@@ -13,6 +13,7 @@ import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -46,13 +47,21 @@ final class JsonbFields {
     private static final Plan NONE = new Plan(Plan.NONE, null);
     private static final Plan ANY = new Plan(Plan.ANY, null);
     private static final String TYPE_KEY = "@type";
+    /** Symbol ids below this are kept in arrays; the rare larger ones (a peer's choice) in a map. */
+    private static final int NEAR_SYMBOLS = 1024;
 
     private final byte[] b;
     /** The end of the item: a walk that strays (fastjson2 refuses what made it) stops there. */
     private final int end;
     private final JSONReader.Context context;
-    /** Symbol names by id, for field and type names given by reference. */
-    private Map<Integer, String> symbols;
+    /** Symbol names by id, for field and type names given by reference; ids beyond the arrays in {@link #far}. */
+    private String[] symbolNames;
+    private long[] symbolHashes;
+    private Map<Integer, String> far;
+    /** Where the name read last ({@link #fieldName}, {@link #typeName}) ends. */
+    private int after;
+    /** The name hash of the name read last, 0 if not known yet. */
+    private long hash;
     /** The field whose value is being walked, for messages. */
     private String field;
 
@@ -89,17 +98,15 @@ final class JsonbFields {
         }
         int t = b[p] & 0xff;
         if (plan.kind == Plan.INTEGRAL) {
-            String where = field == null ? "" : "field " + field + ": ";
-            JsonbBounds.checkIntegral(b, p, plan.max, plan.type.getName(), where);
+            JsonbBounds.checkIntegral(b, p, plan.max, plan.type.getName(), field);
             return skip(p);
         }
         if (t == 0xaf || plan.kind == Plan.NONE) {
             return skip(p);
         }
         if (t == 0x92) { // typed value: the class it names, where the declared type leaves a choice
-            int[] at = {p + 1};
-            String name = typeName(at);
-            return walk(at[0], typed(plan, name));
+            String name = typeName(p + 1);
+            return walk(after, typed(plan, name));
         }
         switch (plan.kind) {
             case Plan.ELEMENTS:
@@ -192,10 +199,9 @@ final class JsonbFields {
                 p++;
             }
             for (int i = 0; p < end && b[p] != (byte) 0xa5; i++) {
-                int[] at = {p};
-                String name = fieldName(at); // null: a symbol not defined, or a token fastjson2 refuses as a name
-                p = at[0];
-                if (i == 0 && TYPE_KEY.equals(name) && isString(b[p] & 0xff)) {
+                String name = fieldName(p); // null: a symbol not defined, or a token fastjson2 refuses as a name
+                p = after;
+                if (i == 0 && TYPE_KEY.equals(name) && isString(b[p] & 0xff)) { // fastjson2's type key
                     Plan named = typed(plan, string(p));
                     p = skip(p);
                     if (named != plan) {
@@ -203,7 +209,7 @@ final class JsonbFields {
                     }
                     continue;
                 }
-                int index = name == null ? -1 : fields.index(Fnv.hashCode64(name));
+                int index = name == null ? -1 : fields.index(hash != 0 ? hash : Fnv.hashCode64(name));
                 field = index < 0 ? outer : fields.names[index];
                 p = walk(p, index < 0 ? NONE : fields.plans[index]);
             }
@@ -214,54 +220,67 @@ final class JsonbFields {
     }
 
     /**
-     * A field name at {@code at[0]}, as fastjson2's JSONB reader takes one: a symbol reference, a symbol definition
-     * (a string, then its id) or a plain string; {@code null} for anything else. Advances {@code at[0]} past it.
+     * A field name at {@code p}, as fastjson2's JSONB reader takes one: a symbol reference, a symbol definition
+     * (a string, then its id) or a plain string; {@code null} for anything else. Sets {@link #after} and
+     * {@link #hash} (0 when the name's hash is not known yet).
      */
-    private String fieldName(int[] at) {
-        int p = at[0];
+    private String fieldName(int p) {
         if (b[p] == 0x7f) {
-            return symbol(at);
+            return symbolAt(p + 1);
         }
-        at[0] = skip(p);
+        after = skip(p);
+        hash = 0;
         return isString(b[p] & 0xff) ? string(p) : null;
     }
 
-    /** After {@code 0x92}: a type name given as a symbol, by id, or as a string with its id. Advances {@code at[0]}. */
-    private String typeName(int[] at) {
-        int p = at[0];
-        if (b[p] == 0x7f) {
-            return symbol(at);
-        }
-        if (isInt32(b[p])) {
-            at[0] = JsonbBounds.intEnd(b, p, b.length);
-            return symbols == null ? null : symbols.get((int) JsonbBounds.intValue(b, p));
-        }
-        int next = skip(p);
-        String name = string(p);
-        define(next, name);
-        at[0] = JsonbBounds.intEnd(b, next, b.length);
-        return name;
+    /** After {@code 0x92}: a type name given as a symbol, by id, or as a string with its id. Sets {@link #after}. */
+    private String typeName(int p) {
+        return symbolAt(b[p] == 0x7f ? p + 1 : p);
     }
 
-    /** At {@code 0x7f}: a reference to a symbol id, or a string and the id it defines. Advances {@code at[0]}. */
-    private String symbol(int[] at) {
-        int p = at[0] + 1;
+    /**
+     * At {@code p} (after {@code 0x7f}, or a type name): a symbol id, or a string and the id it defines; its name.
+     * Sets {@link #after} and {@link #hash}.
+     */
+    private String symbolAt(int p) {
         if (isInt32(b[p])) {
-            at[0] = JsonbBounds.intEnd(b, p, b.length);
-            return symbols == null ? null : symbols.get((int) JsonbBounds.intValue(b, p));
+            after = JsonbBounds.intEnd(b, p, b.length);
+            long id = JsonbBounds.intValue(b, p);
+            if (symbolNames != null && id >= 0 && id < symbolNames.length) {
+                String name = symbolNames[(int) id];
+                if (name != null && symbolHashes[(int) id] == 0) {
+                    symbolHashes[(int) id] = Fnv.hashCode64(name);
+                }
+                hash = symbolHashes[(int) id];
+                return name;
+            }
+            hash = 0;
+            return far == null ? null : far.get((int) id);
         }
         int next = skip(p);
         String name = string(p);
         define(next, name);
-        at[0] = JsonbBounds.intEnd(b, next, b.length);
+        after = JsonbBounds.intEnd(b, next, b.length);
+        hash = 0;
         return name;
     }
 
     private void define(int idAt, String name) {
-        if (symbols == null) {
-            symbols = new HashMap<>();
+        long id = JsonbBounds.intValue(b, idAt);
+        if (id >= 0 && id < NEAR_SYMBOLS) {
+            if (symbolNames == null || id >= symbolNames.length) {
+                int n = (int) Math.min(NEAR_SYMBOLS, Math.max(16, 2 * id + 2));
+                symbolNames = symbolNames == null ? new String[n] : Arrays.copyOf(symbolNames, n);
+                symbolHashes = symbolHashes == null ? new long[n] : Arrays.copyOf(symbolHashes, n);
+            }
+            symbolNames[(int) id] = name;
+            symbolHashes[(int) id] = 0;
+        } else {
+            if (far == null) {
+                far = new HashMap<>();
+            }
+            far.put((int) id, name);
         }
-        symbols.put((int) JsonbBounds.intValue(b, idAt), name);
     }
 
     /** The string token at {@code p}, or {@code null} if it is not one fastjson2 names things with. */
@@ -292,9 +311,8 @@ final class JsonbFields {
             return JsonbBounds.intEnd(b, p + 1, b.length) + (int) JsonbBounds.intValue(b, p + 1);
         }
         if (t == 0x7f) {
-            int[] at = {p};
-            symbol(at);
-            return at[0];
+            symbolAt(p + 1);
+            return after;
         }
         if (isArray(u)) {
             return elements(p, NONE);
@@ -307,11 +325,9 @@ final class JsonbFields {
             case 0xb8:
             case 0xba:
                 return skip(p + 1);
-            case 0x92: {
-                int[] at = {p + 1};
-                typeName(at);
-                return skip(at[0]);
-            }
+            case 0x92:
+                typeName(p + 1);
+                return skip(after);
             case 0xa6:
                 return entries(p + 1, NONE, NONE);
             case 0xa7: // LocalTime: 3 bytes, nanos
