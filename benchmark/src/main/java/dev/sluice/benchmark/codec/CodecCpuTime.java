@@ -11,7 +11,8 @@ import java.util.Locale;
  * thread's CPU time instead of the wall clock, so time a shared machine spends on other processes does not count.
  * Sluice's and Dubbo's paths run interleaved, round after round, and each figure is the median of the rounds. Prints
  * a Markdown table: CPU ns and allocated bytes per operation, and Sluice's encode+decode time per frame as a fraction
- * of Dubbo's. Garbage collection runs on other threads and is not in the times (the bytes show what it will cost).
+ * of Dubbo's (the medians' ratio, then in brackets the lowest and highest ratio of a single round). Garbage
+ * collection runs on other threads and is not in the times (the bytes show what it will cost).
  *
  * <pre>{@code
  * java -cp benchmark/target/sluice-benchmarks.jar dev.sluice.benchmark.codec.CodecCpuTime [rounds] [method,...]
@@ -33,7 +34,7 @@ public final class CodecCpuTime {
         List<String> methods = args.length > 1 ? Arrays.asList(args[1].split(","))
                 : List.of("existUser", "createUser", "getUser", "listUser");
         System.out.println("| method | ser. | frame | sluice enc ns | sluice dec ns | dubbo enc ns | dubbo dec ns"
-                + " | sluice/dubbo time | sluice enc B | sluice dec B | dubbo enc B | dubbo dec B |");
+                + " | sluice/dubbo time (round range) | sluice enc B | sluice dec B | dubbo enc B | dubbo dec B |");
         System.out.println("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (String method : methods) {
             for (String ser : new String[] {"fastjson2", "hessian2"}) {
@@ -78,10 +79,18 @@ public final class CodecCpuTime {
             for (int frame = 0; frame < 2; frame++) {
                 int enc = 2 * frame;
                 int dec = enc + 1;
+                // The spread: the same ratio round by round (each round runs both paths back to back).
+                double lo = Double.MAX_VALUE;
+                double hi = 0;
+                for (int r = 0; r < rounds; r++) {
+                    double ratio = (double) (cpu[0][enc][r] + cpu[0][dec][r]) / (cpu[1][enc][r] + cpu[1][dec][r]);
+                    lo = Math.min(lo, ratio);
+                    hi = Math.max(hi, ratio);
+                }
                 System.out.println(String.format(Locale.ROOT,
-                        "| %s | %s | %s | %,.0f | %,.0f | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %,d |",
+                        "| %s | %s | %s | %,.0f | %,.0f | %,.0f | %,.0f | %.2f (%.2f–%.2f) | %,d | %,d | %,d | %,d |",
                         method, ser, frame == 0 ? "request" : "response", ns[0][enc], ns[0][dec], ns[1][enc],
-                        ns[1][dec], (ns[0][enc] + ns[0][dec]) / (ns[1][enc] + ns[1][dec]), bytes[0][enc],
+                        ns[1][dec], (ns[0][enc] + ns[0][dec]) / (ns[1][enc] + ns[1][dec]), lo, hi, bytes[0][enc],
                         bytes[0][dec], bytes[1][enc], bytes[1][dec]));
             }
         } finally {
