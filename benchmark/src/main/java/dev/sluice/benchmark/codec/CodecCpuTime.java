@@ -11,7 +11,8 @@ import java.util.Locale;
  * thread's CPU time instead of the wall clock, so time a shared machine spends on other processes does not count.
  * Sluice's and Dubbo's paths run interleaved, round after round, and each figure is the median of the rounds. Prints
  * a Markdown table: CPU ns and allocated bytes per operation, and Sluice's encode+decode time per frame as a fraction
- * of Dubbo's. Garbage collection runs on other threads and is not in the times (the bytes show what it will cost).
+ * of Dubbo's (the medians' ratio, then in brackets the lowest and highest ratio of a single round). Garbage
+ * collection runs on other threads and is not in the times (the bytes show what it will cost).
  * Then, for the calls that carry a POJO (createUser, getUser, listUser), a second table from the same run: the call
  * made generically ({@code $invoke} with maps, converted by the server, as {@link SluicePath} does it as a generic
  * path) against the same call typed, both on Sluice's codec, interleaved the same way.
@@ -47,7 +48,7 @@ public final class CodecCpuTime {
     /** One table: path {@code a} against path {@code b} ("sluice"/"dubbo", or Sluice's "generic"/"typed"). */
     private static void table(List<String> methods, int rounds, String a, String b) {
         System.out.println("| method | ser. | frame | " + a + " enc ns | " + a + " dec ns | " + b + " enc ns | " + b
-                + " dec ns | " + a + "/" + b + " time | " + a + " enc B | " + a + " dec B | " + b + " enc B | " + b
+                + " dec ns | " + a + "/" + b + " time (round range) | " + a + " enc B | " + a + " dec B | " + b + " enc B | " + b
                 + " dec B |");
         System.out.println("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (String method : methods) {
@@ -100,10 +101,18 @@ public final class CodecCpuTime {
             for (int frame = 0; frame < 2; frame++) {
                 int enc = 2 * frame;
                 int dec = enc + 1;
+                // The spread: the same ratio round by round (each round runs both paths back to back).
+                double lo = Double.MAX_VALUE;
+                double hi = 0;
+                for (int r = 0; r < rounds; r++) {
+                    double ratio = (double) (cpu[0][enc][r] + cpu[0][dec][r]) / (cpu[1][enc][r] + cpu[1][dec][r]);
+                    lo = Math.min(lo, ratio);
+                    hi = Math.max(hi, ratio);
+                }
                 System.out.println(String.format(Locale.ROOT,
-                        "| %s | %s | %s | %,.0f | %,.0f | %,.0f | %,.0f | %.2f | %,d | %,d | %,d | %,d |",
+                        "| %s | %s | %s | %,.0f | %,.0f | %,.0f | %,.0f | %.2f (%.2f–%.2f) | %,d | %,d | %,d | %,d |",
                         method, ser, frame == 0 ? "request" : "response", ns[0][enc], ns[0][dec], ns[1][enc],
-                        ns[1][dec], (ns[0][enc] + ns[0][dec]) / (ns[1][enc] + ns[1][dec]), bytes[0][enc],
+                        ns[1][dec], (ns[0][enc] + ns[0][dec]) / (ns[1][enc] + ns[1][dec]), lo, hi, bytes[0][enc],
                         bytes[0][dec], bytes[1][enc], bytes[1][dec]));
             }
         } finally {

@@ -10,6 +10,7 @@ import java.util.Arrays;
 class Hessian2Bytes {
     byte[] buf;
     int pos;
+    char[] chars;
 
     Hessian2Bytes() {
         this(64);
@@ -175,10 +176,16 @@ class Hessian2Bytes {
 
     /** Per-char UTF-8 (surrogates one by one), into room already made. */
     private void chars(String s, int from, int n) {
+        char[] c = chars;
+        if (c == null || c.length < n) {
+            c = new char[Math.max(n, 256)];
+            chars = c; // kept: the chars are copied out in one go rather than read one by one with index checks
+        }
+        s.getChars(from, from + n, c, 0);
         byte[] b = buf;
         int p = pos;
-        for (int i = from, to = from + n; i < to; i++) {
-            char ch = s.charAt(i);
+        for (int i = 0; i < n; i++) {
+            char ch = c[i];
             if (ch < 0x80) {
                 b[p++] = (byte) ch;
             } else if (ch < 0x800) {

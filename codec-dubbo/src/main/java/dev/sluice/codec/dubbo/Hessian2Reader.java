@@ -47,6 +47,7 @@ final class Hessian2Reader {
     private Hessian2Beans.Plan[] defPlans = new Hessian2Beans.Plan[4];
     private int[][] defFields = new int[4][];
     private int defCount;
+    private char[] chars;
 
     /** A reader of the values in {@code b[off, end)}, which {@link Hessian2Bounds} has walked. */
     Hessian2Reader(SerializerFactory factory, byte[] b, int off, int end) {
@@ -271,7 +272,11 @@ final class Hessian2Reader {
     }
 
     private String utf8(int len) {
-        char[] out = new char[len];
+        char[] out = chars;
+        if (out == null || out.length < len) {
+            out = new char[Math.max(len, 64)];
+            chars = out; // reused by the body's next non-ASCII strings
+        }
         int p = pos;
         for (int i = 0; i < len; i++) {
             int c = b[p++] & 0xff;
@@ -287,7 +292,7 @@ final class Hessian2Reader {
             }
         }
         pos = p;
-        return new String(out);
+        return new String(out, 0, len);
     }
 
     /**

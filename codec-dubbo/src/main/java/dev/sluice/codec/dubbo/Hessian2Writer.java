@@ -86,6 +86,9 @@ final class Hessian2Writer extends Hessian2Bytes {
             if (buf.length > MAX_KEPT_BUFFER) {
                 buf = new byte[BUFFER];
             }
+            if (chars != null && chars.length > BUFFER) {
+                chars = null;
+            }
         }
         return done;
     }
