@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>All of it runs in one private network namespace: {@link Dubbo32HostScenario} (the 3.3.6 provider) starts the
  * two 3.2.19 JVMs ({@link Dubbo32PeerScenario}).
  */
-@Timeout(value = 150, unit = TimeUnit.SECONDS)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
 class Dubbo32InteropTest {
     static final String LIB_PROPERTY = "sluice.dubbo32.lib";
 
@@ -54,7 +54,7 @@ class Dubbo32InteropTest {
         ChildResult result = IsolatedJvm.of(Dubbo32HostScenario.class)
                 .name("interop-dubbo32")
                 .args(classpath)
-                .timeout(Duration.ofSeconds(130))
+                .timeout(Duration.ofSeconds(220)) // three Dubbo JVMs start one after another
                 .run();
         System.out.println("Dubbo 3.2.19 on sluice: " + result);
 
@@ -77,7 +77,7 @@ class Dubbo32InteropTest {
         for (String target : Dubbo32HostScenario.TARGETS) {
             assertEquals(target.substring(target.indexOf('-') + 1),
                     result.metric(Dubbo32HostScenario.CONSUMER + target, "serialization"), target);
-            assertEquals(400L, result.longMetric(Dubbo32HostScenario.CONSUMER + target, "calls"), target);
+            assertEquals(100L, result.longMetric(Dubbo32HostScenario.CONSUMER + target, "calls"), target);
         }
     }
 }

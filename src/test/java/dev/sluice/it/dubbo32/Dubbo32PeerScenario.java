@@ -42,8 +42,8 @@ public final class Dubbo32PeerScenario {
     static final String SLUICE_THREADS = "sluice-threads";
     static final String STOP = "stop";
     static final String DUBBO_VERSION = "3.2.19";
-    private static final int LOAD_THREADS = 8;
-    private static final int CALLS_PER_THREAD = 50;
+    private static final int LOAD_THREADS = 4;
+    private static final int CALLS_PER_THREAD = 25;
 
     private Dubbo32PeerScenario() {
     }
