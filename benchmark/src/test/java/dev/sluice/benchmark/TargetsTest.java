@@ -128,6 +128,9 @@ class TargetsTest {
         DubboTarget missing = new DubboTarget("x", "netty4", "fastjson2", "no-such-pool", null, "test");
         assertTrue(missing.unavailableReason().contains("no Dubbo ThreadPool named 'no-such-pool'"),
                 missing.unavailableReason());
+    }
+
+    /**
      * {@code --targets peers}: Dubbo's triple and grpc-java with the two they are compared with, in a group of their
      * own that the default run leaves out; both serve asynchronous calls too, and their classes are here.
      */
