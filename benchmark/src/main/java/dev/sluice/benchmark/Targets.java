@@ -14,8 +14,8 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run) or
- * {@value #HESSIAN2}. Each group has a baseline every target of the group is compared with: real Dubbo on netty4 in
+ * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run),
+ * {@value #HESSIAN2}, {@value #OVERHEAD} or {@value #LEVERS}. Each group has a baseline every target of the group is compared with: real Dubbo on netty4 in
  * the same serialization. To add a target, implement {@link BenchTarget} and add one {@code register} line here.
  */
 public final class Targets {
@@ -34,6 +34,12 @@ public final class Targets {
      * with the plain target: {@code --targets sluice,overhead}.
      */
     public static final String OVERHEAD = "overhead";
+    /**
+     * Dubbo with one of Sluice's levers past the Transporter (issue 33), each compared with {@value #BASELINE}:
+     * {@code dubbo-sluice+fastclient} is the {@code dubbo-sluice} provider called by a consumer with the consumer
+     * lever ({@code sluice.consumer=fast}).
+     */
+    public static final String LEVERS = "levers";
     /** {@code --targets all}. */
     public static final String ALL = "all";
 
@@ -58,6 +64,10 @@ public final class Targets {
         register(HESSIAN2, "dubbo-sluice-hessian2", () -> new DubboTarget("dubbo-sluice-hessian2", "sluice",
                 "hessian2", "the same Dubbo 3.3.6 hessian2 app with server=sluice client=sluice"));
         register(HESSIAN2, "sluice-hessian2", () -> new SluiceTarget("sluice-hessian2", Serialization.HESSIAN2));
+        register(LEVERS, "dubbo-sluice+fastclient", () -> new DubboTarget("dubbo-sluice+fastclient", "sluice",
+                "fastjson2", "the dubbo-sluice provider (server=sluice) called by a consumer with the consumer lever,"
+                        + " sluice.consumer=fast (Sluice's client path under Dubbo's invoker chain)",
+                java.util.Map.of("sluice.consumer", "fast")));
     }
 
     private Targets() {}
@@ -112,13 +122,15 @@ public final class Targets {
     public static List<String> expand(List<String> names) {
         Set<String> wanted = new LinkedHashSet<>();
         for (String n : names) {
-            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || OVERHEAD.equals(n) || ALL.equals(n)) {
+            if (FASTJSON2.equals(n) || HESSIAN2.equals(n) || OVERHEAD.equals(n) || LEVERS.equals(n)
+                    || ALL.equals(n)) {
                 wanted.addAll(group(n));
             } else if (TARGETS.containsKey(n)) {
                 wanted.add(n);
             } else {
                 throw new IllegalArgumentException("unknown target '" + n + "'; known: " + String.join(", ", names())
-                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + OVERHEAD + ", " + ALL + ")");
+                        + " (groups: " + FASTJSON2 + ", " + HESSIAN2 + ", " + OVERHEAD + ", " + LEVERS + ", " + ALL
+                        + ")");
             }
         }
         List<String> out = new ArrayList<>(names());

@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.dubbo.benchmark.service.UserService;
@@ -26,25 +27,38 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * (docs/wire-format.md §9.3): dubbo protocol, the serialization named on the protocol and in the consumer's direct URL
  * ({@code serialization=fastjson2} or {@code serialization=hessian2}, Dubbo's default), no registry,
  * {@code filter=-default}, {@code check=false}; plus QoS off and a short shutdown wait. The knobs are the Dubbo
- * {@code Transporter} used on both sides ({@code server=} / {@code client=}) and the serialization.
+ * {@code Transporter} used on both sides ({@code server=} / {@code client=}), the serialization, and parameters of the
+ * consumer config (a lever such as {@code sluice.consumer=fast}).
  */
 public final class DubboTarget implements BenchTarget {
 
     private static final String SPI = "org.apache.dubbo.remoting.Transporter";
+    private static final String PROTOCOL_SPI = "org.apache.dubbo.rpc.Protocol";
 
     private final String name;
     private final String transporter;
     private final String serialization;
     private final String description;
+    private final Map<String, String> consumerParameters;
 
     /**
      * @param serialization Dubbo's name of the serialization, {@code fastjson2} or {@code hessian2}
      */
     public DubboTarget(String name, String transporter, String serialization, String description) {
+        this(name, transporter, serialization, description, Map.of());
+    }
+
+    /**
+     * @param consumerParameters set on the consumer config ({@code parameters}), as an application sets a consumer
+     *     key such as {@code sluice.consumer=fast}
+     */
+    public DubboTarget(String name, String transporter, String serialization, String description,
+                       Map<String, String> consumerParameters) {
         this.name = name;
         this.transporter = transporter;
         this.serialization = serialization;
         this.description = description;
+        this.consumerParameters = Map.copyOf(consumerParameters);
     }
 
     @Override
@@ -74,19 +88,30 @@ public final class DubboTarget implements BenchTarget {
     @Override
     public String unavailableReason() {
         Set<String> found = transporterNames(DubboTarget.class.getClassLoader());
-        if (found.contains(transporter)) {
-            return null;
+        if (!found.contains(transporter)) {
+            return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/"
+                    + SPI + " lists " + found + ")";
         }
-        return "no Dubbo Transporter named '" + transporter + "' on the classpath (META-INF/dubbo[/internal]/" + SPI
-                + " lists " + found + ")";
+        // Without the lever's Protocol wrapper Dubbo ignores the key and the target would measure Dubbo's own path.
+        Set<String> protocols = extensionNames(DubboTarget.class.getClassLoader(), PROTOCOL_SPI);
+        if (consumerParameters.containsKey("sluice.consumer") && !protocols.contains("sluice-consumer")) {
+            return "sluice.consumer is set but no Protocol wrapper named 'sluice-consumer' is on the classpath"
+                    + " (META-INF/dubbo[/internal]/" + PROTOCOL_SPI + " lists " + protocols + ")";
+        }
+        return null;
     }
 
     /** The Transporter names registered in every Dubbo SPI location visible to {@code loader}. */
     public static Set<String> transporterNames(ClassLoader loader) {
+        return extensionNames(loader, SPI);
+    }
+
+    /** The extension names of Dubbo SPI {@code spi} registered in every location visible to {@code loader}. */
+    static Set<String> extensionNames(ClassLoader loader, String spi) {
         Set<String> names = new TreeSet<>();
         for (String dir : new String[] {"META-INF/dubbo/internal/", "META-INF/dubbo/", "META-INF/services/"}) {
             try {
-                Enumeration<URL> urls = loader.getResources(dir + SPI);
+                Enumeration<URL> urls = loader.getResources(dir + spi);
                 while (urls.hasMoreElements()) {
                     try (BufferedReader in = new BufferedReader(
                             new InputStreamReader(urls.nextElement().openStream(), StandardCharsets.UTF_8))) {
@@ -104,7 +129,7 @@ public final class DubboTarget implements BenchTarget {
                     }
                 }
             } catch (IOException e) {
-                throw new IllegalStateException("cannot read " + dir + SPI, e);
+                throw new IllegalStateException("cannot read " + dir + spi, e);
             }
         }
         return names;
@@ -164,6 +189,9 @@ public final class DubboTarget implements BenchTarget {
         ConsumerConfig consumer = new ConsumerConfig();
         consumer.setClient(transporter);
         consumer.setFilter("-default");
+        if (!consumerParameters.isEmpty()) {
+            consumer.setParameters(new java.util.HashMap<>(consumerParameters));
+        }
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + name + "-client"))
                 .consumer(consumer)
