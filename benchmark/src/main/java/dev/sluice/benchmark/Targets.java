@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * The registry of benchmark targets, in report order, each in a group: {@value #FASTJSON2} (the default run),
- * {@value #HESSIAN2}, {@value #OVERHEAD} or {@value #LEVERS}. Each group has a baseline every target of the group is compared with: real Dubbo on netty4 in
- * the same serialization. To add a target, implement {@link BenchTarget} and add one {@code register} line here.
+ * {@value #HESSIAN2}, {@value #OVERHEAD} or {@value #LEVERS}. Each group has a baseline every target of the group is
+ * compared with: real Dubbo on netty4 in the same serialization. To add a target, implement {@link BenchTarget} and
+ * add one {@code register} line here.
  */
 public final class Targets {
 

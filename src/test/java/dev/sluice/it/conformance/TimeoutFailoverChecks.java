@@ -18,7 +18,7 @@ import org.apache.dubbo.rpc.model.FrameworkModel;
 /**
  * What a Dubbo consumer's cluster relies on from the invoker under it, checked the same on every Dubbo-to-Dubbo
  * pairing (Dubbo's own invoker is the control for the consumer lever's): a call past its timeout fails with Dubbo's
- * timeout {@link RpcException} (synchronous, and asynchronous through {@code RpcContext.asyncCall}), and with two
+ * timeout {@link RpcException} (synchronous, and asynchronous through the {@code async} attachment), and with two
  * providers behind a failover cluster every call is still answered when one of them stops. Each check runs its own
  * providers ({@link BulkServiceImpl}) and consumer on the pairing's Transporters.
  *
@@ -62,7 +62,10 @@ final class TimeoutFailoverChecks {
                     + " ms, timeout " + SHORT_TIMEOUT_MS);
 
             long t1 = System.nanoTime();
-            CompletableFuture<Integer> async = RpcContext.getContext().asyncCall(() -> bulk.hold(2));
+            // Dubbo's async=true call, as its guide writes it: the proxy returns at once, the future is the context's.
+            RpcContext.getClientAttachment().setAttachment("async", "true");
+            bulk.hold(2);
+            CompletableFuture<Integer> async = RpcContext.getServiceContext().getCompletableFuture();
             Throwable failure = null;
             try {
                 async.get(10, TimeUnit.SECONDS);
