@@ -112,7 +112,7 @@ final class FastConsumerInvoker<T> extends AbstractInvoker<T> {
         }
         inv.setAttachment(CommonConstants.TIMEOUT_KEY, String.valueOf(timeout));
         boolean async = inv.getInvokeMode() != InvokeMode.SYNC;
-        DescribedCalls.Signature signature = signature(inv, methodName, timeout, async, oneWay);
+        DescribedCalls.Signature signature = signature(inv, timeout, async, oneWay);
         Map<String, Object> attachments = inv.getObjectAttachments();
         if (!async) {
             DescribedCalls.Answer answer;
@@ -147,9 +147,10 @@ final class FastConsumerInvoker<T> extends AbstractInvoker<T> {
     }
 
     /** The signature of this call's method for this timeout and mode: made once, replaced when they change. */
-    private DescribedCalls.Signature signature(RpcInvocation inv, String methodName, int timeout, boolean async,
-                                               boolean oneWay) {
-        MethodKey key = new MethodKey(methodName, inv.getParameterTypesDesc());
+    private DescribedCalls.Signature signature(RpcInvocation inv, int timeout, boolean async, boolean oneWay) {
+        // On the wire: the invocation's own method ($invoke for a generic call), not the method the call means
+        // (RpcUtils.getMethodName), which only chooses the call's settings (timeout, one-way).
+        MethodKey key = new MethodKey(inv.getMethodName(), inv.getParameterTypesDesc());
         DescribedCalls.Signature s = signatures.get(key);
         if (s != null && s.timeoutMillis() == timeout && s.isAsync() == async && s.isOneWay() == oneWay) {
             return s;
@@ -160,8 +161,8 @@ final class FastConsumerInvoker<T> extends AbstractInvoker<T> {
             valueType = returnTypes.length > 1 && returnTypes[1] != null ? returnTypes[1]
                     : returnTypes[0] != null ? returnTypes[0] : Object.class;
         }
-        s = DescribedCalls.signature(DubboMethod.of(servicePath, version, methodName, key.desc()),
-                servicePath + "." + methodName, valueType, async, oneWay, timeout, serialization);
+        s = DescribedCalls.signature(DubboMethod.of(servicePath, version, key.name(), key.desc()),
+                servicePath + "." + key.name(), valueType, async, oneWay, timeout, serialization);
         signatures.put(key, s);
         return s;
     }
