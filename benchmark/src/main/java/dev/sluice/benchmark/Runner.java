@@ -417,7 +417,8 @@ public final class Runner {
     /**
      * The runs of one target, in order: the synchronous thread counts from the highest (a 32-thread run warms the
      * server's code for every method far faster than a one-thread run), then the asynchronous loads, which
-     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only (not for the hessian2 targets in the smoke).
+     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only (in the smoke, for the default group's targets
+     * only).
      */
     static List<Run> runs(Settings s, BenchTarget target) {
         boolean hessian2 = Targets.HESSIAN2.equals(Targets.groupOf(target.name()));
@@ -429,8 +430,9 @@ public final class Runner {
                 out.add(new Run(t, 0, s.methodsFor(hessian2, false), s.modes));
             }
         }
-        // the smoke checks the async path of the four fastjson2 targets only: the hessian2 ones share it
-        if (target.supportsAsync() && !(hessian2 && "smoke".equals(s.profile))) {
+        // the smoke checks the async path of the four fastjson2 targets only: the hessian2 and lever ones share it
+        boolean defaultGroup = Targets.FASTJSON2.equals(Targets.groupOf(target.name()));
+        if (target.supportsAsync() && !(!defaultGroup && "smoke".equals(s.profile))) {
             for (Row.Load load : s.asyncLoads) {
                 out.add(new Run(load.threads(), load.inflight(), s.methodsFor(hessian2, true), List.of("thrpt")));
             }

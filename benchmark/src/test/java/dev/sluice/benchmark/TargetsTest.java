@@ -105,7 +105,10 @@ class TargetsTest {
     void targetListsExpandGroupsInReportOrder() {
         assertEquals(List.of("sluice", "dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
                 Targets.expand(List.of("hessian2", "sluice", "sluice-hessian2")));
-        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "overhead")));
+        assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "overhead", "levers")));
+        assertEquals(List.of("dubbo-netty4", "dubbo-sluice+fastclient"),
+                Targets.expand(List.of("levers", "dubbo-netty4")));
+        assertEquals("dubbo-netty4", Targets.baselineOf("dubbo-sluice+fastclient"));
         assertEquals(List.of("sluice", "sluice+jfr", "sluice+metrics"),
                 Targets.expand(List.of("sluice", "overhead")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -67,6 +67,8 @@ import org.apache.dubbo.rpc.support.RpcUtils;
  * threads at once. {@link #destroy} on Dubbo's thread that removes the provider or shuts down.
  */
 final class FastConsumerInvoker<T> extends AbstractInvoker<T> {
+    /** Dubbo's token key (in its rpc module's constants), sent with every call as {@code DubboInvoker} sends it. */
+    private static final String TOKEN = "token";
     private final FastConsumerClients.Shared shared;
     private final Serialization serialization;
     private final String servicePath;
@@ -80,8 +82,7 @@ final class FastConsumerInvoker<T> extends AbstractInvoker<T> {
     }
 
     FastConsumerInvoker(Class<T> type, URL url, FastConsumerClients clients) {
-        super(type, url, new String[] {CommonConstants.INTERFACE_KEY, CommonConstants.GROUP_KEY,
-                org.apache.dubbo.rpc.Constants.TOKEN_KEY});
+        super(type, url, new String[] {CommonConstants.INTERFACE_KEY, CommonConstants.GROUP_KEY, TOKEN});
         Byte id = UrlUtils.serializationId(url);
         this.serialization = id == null ? null : Serialization.ofId(id);
         if (serialization == null) {
