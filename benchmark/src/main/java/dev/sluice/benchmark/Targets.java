@@ -44,9 +44,11 @@ public final class Targets {
      */
     public static final String OVERHEAD = "overhead";
     /**
-     * Dubbo's provider-side levers, each compared with {@code dubbo-netty4} and {@code dubbo-sluice} in the same run
-     * ({@code --targets dubbo-netty4,dubbo-sluice,levers}): Sluice's hot-worker {@code ThreadPool} on either
-     * Transporter, and {@code dispatcher=direct} as the bound of removing the provider's hand-off.
+     * Dubbo with one of Sluice's levers past the Transporter (issue 33), each compared with {@value #BASELINE} and
+     * {@code dubbo-sluice} in the same run ({@code --targets dubbo-netty4,dubbo-sluice,levers}): Sluice's hot-worker
+     * {@code ThreadPool} on either Transporter, {@code dispatcher=direct} as the bound of removing the provider's
+     * hand-off, and {@code dubbo-sluice+fastclient}, the {@code dubbo-sluice} provider called by a consumer with the
+     * consumer lever ({@code sluice.consumer=fast}).
      */
     public static final String LEVERS = "levers";
     /** {@code --targets all}. */
@@ -73,6 +75,10 @@ public final class Targets {
                 null, "direct", "dubbo-sluice with dispatcher=direct: service methods on the I/O thread. A"
                         + " measurement lever (the bound of removing the provider's hand-off), not a recommendation:"
                         + " a method that blocks stalls every connection of its event loop"));
+        register(LEVERS, "dubbo-sluice+fastclient", () -> new DubboTarget("dubbo-sluice+fastclient", "sluice",
+                "fastjson2", "the dubbo-sluice provider (server=sluice) called by a consumer with the consumer lever,"
+                        + " sluice.consumer=fast (Sluice's client path under Dubbo's invoker chain)",
+                java.util.Map.of("sluice.consumer", "fast")));
         register(PEERS, "dubbo-triple", () -> DubboTarget.triple("dubbo-triple",
                 "Dubbo 3.3.6, triple protocol (tri, HTTP/2), hessian2 inside triple's protobuf wrapper (triple's"
                         + " default for a Java interface: no serialization named, Dubbo's default; the wrapper says"

@@ -107,8 +107,8 @@ class TargetsTest {
      */
     @Test
     void theProviderLeversAreAGroupInAllButNotInTheDefaultRun() {
-        assertEquals(List.of("dubbo-sluice+pool", "dubbo-netty4+pool", "dubbo-sluice+direct"),
-                Targets.group(Targets.LEVERS));
+        assertEquals(List.of("dubbo-sluice+pool", "dubbo-netty4+pool", "dubbo-sluice+direct",
+                "dubbo-sluice+fastclient"), Targets.group(Targets.LEVERS));
         assertTrue(Targets.group(Targets.ALL).containsAll(Targets.group(Targets.LEVERS)));
         assertTrue(java.util.Collections.disjoint(Targets.defaultNames(), Targets.group(Targets.LEVERS)));
         DubboTarget pool = (DubboTarget) Targets.get("dubbo-sluice+pool");
@@ -164,6 +164,7 @@ class TargetsTest {
         assertEquals(List.of("sluice", "dubbo-netty4-hessian2", "dubbo-sluice-hessian2", "sluice-hessian2"),
                 Targets.expand(List.of("hessian2", "sluice", "sluice-hessian2")));
         assertEquals(Targets.names(), Targets.expand(List.of("fastjson2", "hessian2", "levers", "overhead", "peers")));
+        assertEquals("dubbo-netty4", Targets.baselineOf("dubbo-sluice+fastclient"));
         assertEquals(List.of("sluice", "sluice+jfr", "sluice+metrics"),
                 Targets.expand(List.of("sluice", "overhead")));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

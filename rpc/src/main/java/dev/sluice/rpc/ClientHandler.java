@@ -67,7 +67,7 @@ final class ClientHandler implements TransportHandler {
                 return;
             }
             if (response.isOk()) {
-                if (response.hasException()) {
+                if (response.hasException() && !call.meta.answers) {
                     call.responseAttachments = response.attachments();
                     call.fail(response.exception());
                 } else {

@@ -26,12 +26,29 @@ final class MethodMeta {
     final long timeoutMillis;
     final byte serialization;
     final Map<String, Object> attachments;
+    /**
+     * A call described by another framework ({@link DescribedCalls}): its attachments are given with each call, and
+     * its outcome is a {@link DescribedCalls.Answer} (the value or the service's exception, with the response's
+     * attachments) instead of a value or a thrown service exception.
+     */
+    final boolean answers;
 
     MethodMeta(Class<?> iface, Method m, String version, String group, long timeoutMillis, boolean oneWay,
                Serialization serialization, Map<String, Object> fixed) {
         this(DubboMethod.of(iface, m, version), iface.getName(), iface.getSimpleName() + "." + m.getName(),
                 m.getReturnType(), m.getGenericReturnType(), version, group, timeoutMillis, oneWay, serialization,
-                fixed);
+                fixed, false, null);
+    }
+
+    /**
+     * A call described by another framework's invocation ({@link DescribedCalls}): {@code valueType} is the type the
+     * result is read as (for an asynchronous call, the future's value type), the attachments come with each call.
+     */
+    static MethodMeta described(DubboMethod method, String description, Type valueType, boolean async,
+                                boolean oneWay, long timeoutMillis, Serialization serialization) {
+        return new MethodMeta(method, method.servicePath(), description,
+                async ? CompletableFuture.class : Object.class, async ? null : valueType, method.serviceVersion(),
+                null, timeoutMillis, oneWay, serialization, Map.of(), true, valueType);
     }
 
     /**
@@ -47,20 +64,22 @@ final class MethodMeta {
         return new MethodMeta(DubboMethod.of(servicePath, version, DubboConstants.GENERIC_METHOD,
                 DubboConstants.GENERIC_DESC), servicePath, servicePath.substring(dot + 1) + ".$invoke",
                 async ? CompletableFuture.class : Object.class, Object.class, version, group, timeoutMillis, false,
-                serialization, a);
+                serialization, a, false, null);
     }
 
+    /** {@code asyncValue}: an asynchronous call's value type when given, else the future's type argument. */
     private MethodMeta(DubboMethod method, String servicePath, String description, Class<?> returnClass,
                        Type genericReturn, String version, String group, long timeoutMillis, boolean oneWay,
-                       Serialization serialization, Map<String, Object> fixed) {
+                       Serialization serialization, Map<String, Object> fixed, boolean answers, Type asyncValue) {
         this.method = method;
+        this.answers = answers;
         this.group = group;
         this.description = description;
         this.returnClass = returnClass;
         this.async = CompletableFuture.class.isAssignableFrom(returnClass);
         Type generic = genericReturn;
         if (async) {
-            generic = generic instanceof ParameterizedType
+            generic = asyncValue != null ? asyncValue : generic instanceof ParameterizedType
                     ? ((ParameterizedType) generic).getActualTypeArguments()[0] : Object.class;
         }
         this.valueType = returnClass == void.class ? null : generic;

@@ -244,12 +244,19 @@ final class PendingCalls {
     }
 
     /**
-     * Parses a result on the thread that wants it; a value we cannot or may not read is a status-90 failure, and so
+     * Parses a result on the thread that wants it (for a described call, the {@link DescribedCalls.Answer}, the
+     * service's exception included); a value we cannot or may not read is a status-90 failure, and so
      * is anything else reading it throws (an {@link Error} from a reader included), so an asynchronous call always
      * completes.
      */
     Object readResult(PendingCall call, DubboResponse response) {
         try {
+            if (call.meta.answers) {
+                return response.hasException()
+                        ? new DescribedCalls.Answer(null, response.exception(), response.attachments())
+                        : new DescribedCalls.Answer(response.takeValue(call.meta.valueType), null,
+                                response.attachments());
+            }
             return response.takeValue(call.meta.valueType);
         } catch (DubboSerializationException e) {
             throw statusFailure(call, remote, DubboConstants.STATUS_CLIENT_ERROR, e.getMessage(), false, e);

@@ -137,6 +137,14 @@ final class ProxyFactory {
         return result;
     }
 
+    /**
+     * Runs one call of a {@link DescribedCalls} method on the calling thread, without interceptors (the framework that
+     * described it runs its own): its {@code attachments} are sent as given.
+     */
+    Object invokeDescribed(MethodMeta meta, Object[] args, Map<String, Object> attachments) throws Throwable {
+        return send(meta, args, attachments);
+    }
+
     /** Sends one call; {@code given} are the attachments to send when interceptors prepared them. */
     private Object send(MethodMeta meta, Object[] args, Map<String, Object> given) throws Throwable {
         if (!meta.async && !meta.oneWay && ThreadExecutorMap.currentExecutor() instanceof EventLoop) {
@@ -189,6 +197,9 @@ final class ProxyFactory {
         }
         DubboResponse response = pending.await(call);
         Object value = pending.readResult(call, response);
+        if (meta.answers) {
+            return value; // a described call's Answer carries the response's attachments
+        }
         SluiceContext.current().setIncoming(call.responseAttachments);
         return value == null ? MethodMeta.defaultValue(meta.returnClass) : value;
     }

@@ -130,6 +130,27 @@ public final class SluiceClient implements AutoCloseable {
         }
     }
 
+    /**
+     * True when a new call would be sent: connected, not stalled, and the provider has not announced that it is
+     * shutting down (readonly event). Any thread.
+     */
+    boolean acceptsCalls() {
+        try {
+            return transport.isConnected() && !transport.connection().isStalled()
+                    && !Boolean.TRUE.equals(transport.connection().attribute(ClientHandler.READONLY));
+        } catch (RuntimeException e) { // lost between the calls
+            return false;
+        }
+    }
+
+    ProxyFactory proxies() {
+        return proxies;
+    }
+
+    ClassAllowlist allowlist() {
+        return allowlist;
+    }
+
     /** Calls waiting for a response. */
     public int pendingCalls() {
         return pending.size();

@@ -39,6 +39,13 @@ enum Check {
     /** A consumer's own smaller limit skips the oversized response; asked of the {@code sluice} client only. */
     CLIENT_LIMIT(p -> p.dubboConsumerOnSluice() && p.dubboProvider(), "payload.client-limit"),
     /**
+     * A held call past the reference's timeout fails with Dubbo's timeout RpcException, synchronous and asynchronous;
+     * on a provider and consumer of their own ({@link TimeoutFailoverChecks}).
+     */
+    TIMEOUT(p -> p.dubboConsumer() && p.dubboProvider(), "timeout.rpc-exception"),
+    /** Two providers behind a failover cluster; one stops; every call is still answered, by the other. */
+    FAILOVER(p -> p.dubboConsumer() && p.dubboProvider(), "failover.provider-down"),
+    /**
      * On a server port and client connections of its own, idle for 2 s: the child runs it on a thread of its own
      * alongside the checks from {@link #TYPES} to here (their traffic never touches its connections), and waits for
      * it before the CPU-heavy UserService load, which could starve its heartbeats.

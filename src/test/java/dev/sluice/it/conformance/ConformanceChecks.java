@@ -30,6 +30,7 @@ final class ConformanceChecks {
     private final ClientSide client;
     private final ServerSide server;
     private final ConnectionChecks connection;
+    private final TimeoutFailoverChecks timeoutFailover;
 
     ConformanceChecks(Pairing pairing, String host, ClientSide client, ServerSide server) {
         this.pairing = pairing;
@@ -37,6 +38,7 @@ final class ConformanceChecks {
         this.client = client;
         this.server = server;
         this.connection = new ConnectionChecks(pairing, host, client, server);
+        this.timeoutFailover = new TimeoutFailoverChecks(pairing, host);
     }
 
     /** Runs {@code check} (not {@link Check#START} or {@link Check#STOP}, which the scenario reports). */
@@ -54,6 +56,12 @@ final class ConformanceChecks {
                 break;
             case CLIENT_LIMIT:
                 measure(check.resultName(), connection::clientLimit);
+                break;
+            case TIMEOUT:
+                measure(check.resultName(), timeoutFailover::timeout);
+                break;
+            case FAILOVER:
+                measure(check.resultName(), timeoutFailover::failover);
                 break;
             case HEARTBEAT:
                 measure(check.resultName(), connection::heartbeat);
@@ -189,6 +197,9 @@ final class ConformanceChecks {
                 + server.eventLoopThread() + "…) is running");
         require(threadRuns(client.eventLoopThread()), "no event-loop thread of the client ("
                 + client.eventLoopThread() + "…) is running");
+        // The consumer lever answers every refer itself: no Dubbo exchange client, so no netty4 client loop.
+        require(!pairing.lever() || !threadRuns("NettyClientWorker"), "a Dubbo netty4 client is running: the"
+                + " sluice.consumer=fast reference went through Dubbo's own exchange layer");
         Scenario.ok(Check.START.resultName(), "ms", ConnectionChecks.millisSince(t0), "pairing", pairing.name(),
                 "port", server.port(), "network", Scenario.network(), "host", host,
                 "dubboLocalHost", NetUtils.getLocalHost());

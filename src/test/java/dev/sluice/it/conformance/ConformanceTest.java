@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -35,6 +36,10 @@ class ConformanceTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Pairing.class)
     void pairingPassesEveryCheckThatAppliesToIt(Pairing pairing) throws Exception {
+        // -Dit.pairings=A,B runs only those pairings (each is a child JVM of a minute or more); absent: every one.
+        String only = System.getProperty("it.pairings", "");
+        Assumptions.assumeTrue(only.isBlank() || List.of(only.split(",")).contains(pairing.name()),
+                () -> pairing + " not in -Dit.pairings=" + only);
         ChildResult result = IsolatedJvm.of(ConformanceScenario.class)
                 .name("conformance-" + pairing.name().toLowerCase(Locale.ROOT))
                 .args(pairing.name())

@@ -26,6 +26,11 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
 final class DubboNodes {
     /** Client Transporter name: select {@code sluice} with the system property {@code dubbo.consumer.client}. */
     static final String CLIENT_BY_PROPERTY = "sluice-by-property";
+    /**
+     * Client name of the consumer lever: no {@code client=} on the reference, {@code sluice.consumer=fast} in its
+     * parameters, so Sluice's {@code SluiceConsumerProtocol} answers the refer with its own invoker.
+     */
+    static final String LEVER = "sluice-consumer-lever";
 
     /** The serialization every node of this child JVM sets; null leaves Dubbo's default (hessian2). */
     private static volatile String serialization = "fastjson2";
@@ -41,6 +46,16 @@ final class DubboNodes {
     static String consumerUrl(String host, int port) {
         return serialization == null ? "dubbo://" + host + ":" + port
                 : "dubbo://" + host + ":" + port + "?serialization=" + serialization;
+    }
+
+    /** {@code params}, plus {@code sluice.consumer=fast} for {@value #LEVER}. */
+    static Map<String, String> withLever(String transporter, Map<String, String> params) {
+        if (!LEVER.equals(transporter)) {
+            return params;
+        }
+        Map<String, String> all = new java.util.HashMap<>(params);
+        all.put("sluice.consumer", "fast");
+        return all;
     }
 
     /** A service of {@code type} for {@link Provider#start}; {@code version} and {@code group} may be null. */
@@ -170,12 +185,12 @@ final class DubboNodes {
 
         private void configure(ReferenceConfig<?> ref, int port, Map<String, String> params, boolean dedicated) {
             ref.setUrl(consumerUrl(host, port));
-            ref.setClient(CLIENT_BY_PROPERTY.equals(transporter) ? null : transporter);
+            ref.setClient(CLIENT_BY_PROPERTY.equals(transporter) || LEVER.equals(transporter) ? null : transporter);
             ref.setCheck(false);
             ref.setScope("remote");
             ref.setTimeout(timeoutMillis);
             ref.setRetries(0);
-            ref.setParameters(params);
+            ref.setParameters(withLever(transporter, params));
             if (dedicated) {
                 ref.setConnections(1);
             }

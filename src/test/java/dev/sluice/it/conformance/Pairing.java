@@ -34,7 +34,17 @@ public enum Pairing {
     DUBBO_DEFAULTS_TO_SLUICE_SERVER(Caller.DUBBO_CONSUMER, "netty4", Answerer.SLUICE_SERVER, null, 100, null),
     /** Dubbo consumer and provider both on the {@code sluice} Transporter, with Dubbo's default serialization. */
     DUBBO_SLUICE_TO_DUBBO_SLUICE_DEFAULTS(Caller.DUBBO_CONSUMER, "sluice", Answerer.DUBBO_PROVIDER, "sluice", 40,
-            null);
+            null),
+    /** The consumer lever ({@code sluice.consumer=fast}) calling Dubbo's own netty4 provider. */
+    DUBBO_LEVER_TO_DUBBO_NETTY4(Caller.DUBBO_CONSUMER, DubboNodes.LEVER, Answerer.DUBBO_PROVIDER, "netty4", 40),
+    /** The consumer lever calling a provider on the {@code sluice} Transporter. */
+    DUBBO_LEVER_TO_DUBBO_SLUICE(Caller.DUBBO_CONSUMER, DubboNodes.LEVER, Answerer.DUBBO_PROVIDER, "sluice", 40),
+    /** The consumer lever and a netty4 provider at Dubbo's default serialization (hessian2). */
+    DUBBO_LEVER_TO_DUBBO_NETTY4_DEFAULTS(Caller.DUBBO_CONSUMER, DubboNodes.LEVER, Answerer.DUBBO_PROVIDER, "netty4",
+            40, null),
+    /** The consumer lever and a {@code sluice} provider at Dubbo's default serialization (hessian2). */
+    DUBBO_LEVER_TO_DUBBO_SLUICE_DEFAULTS(Caller.DUBBO_CONSUMER, DubboNodes.LEVER, Answerer.DUBBO_PROVIDER, "sluice",
+            40, null);
 
     /** The calling side. */
     enum Caller { SLUICE_CLIENT, DUBBO_CONSUMER }
@@ -89,6 +99,11 @@ public enum Pairing {
         return dubboConsumer() && clientTransporter.startsWith("sluice");
     }
 
+    /** A Dubbo consumer with the consumer lever ({@code sluice.consumer=fast}). */
+    boolean lever() {
+        return DubboNodes.LEVER.equals(clientTransporter);
+    }
+
     /** The Dubbo consumer's {@code client=} Transporter (or {@value DubboNodes#CLIENT_BY_PROPERTY}); null if none. */
     String clientTransporter() {
         return clientTransporter;
@@ -136,7 +151,8 @@ public enum Pairing {
 
     @Override
     public String toString() {
-        String client = sluiceClient() ? "SluiceClient" : "Dubbo consumer (" + clientTransporter + ")";
+        String client = sluiceClient() ? "SluiceClient" : lever() ? "Dubbo consumer (sluice.consumer=fast)"
+                : "Dubbo consumer (" + clientTransporter + ")";
         String server = sluiceServer() ? "SluiceServer" : "Dubbo provider (" + serverTransporter + ")";
         return client + " -> " + server + ", " + (serialization == null ? "Dubbo's default serialization"
                 : serialization);

@@ -30,6 +30,8 @@ import org.apache.dubbo.rpc.service.GenericService;
  *       ({@code GenericService.$invoke}, {@code serialization=<s>}) calls a {@code SluiceServer};</li>
  *   <li>{@code sluice-client.<s>.<case>}: {@code SluiceClient.generic(...)} calls a Dubbo 3.3.6 provider exporting
  *       the same {@link GenericTarget} on a port of serialization {@code <s>}.</li>
+ *   <li>{@code dubbo-lever.<s>.<case>}: a Dubbo 3.3.6 consumer with {@code generic=true} and the consumer lever
+ *       ({@code sluice.consumer=fast}) calls that Dubbo provider.</li>
  * </ul>
  * The cases are {@link GenericCases}'; the subtype named in {@code "class"} is allowed explicitly on both providers,
  * and {@link StaticInitGadget}, the class the allowlist refuses, must never be initialized in this JVM.
@@ -39,7 +41,7 @@ public final class GenericInteropScenario {
     static final String STOP = "stop";
     static final String GADGET_NEVER_LOADED = "gadget-never-loaded";
     static final List<String> SERIALIZATIONS = List.of("hessian2", "fastjson2");
-    static final List<String> SIDES = List.of("dubbo-consumer", "sluice-client");
+    static final List<String> SIDES = List.of("dubbo-consumer", "sluice-client", "dubbo-lever");
     private static final String SERVICE = GenericTarget.class.getName();
 
     /** Every result this scenario reports. */
@@ -97,6 +99,15 @@ public final class GenericInteropScenario {
                 refs.add(plainRefs.get(s));
                 refs.add(v2Refs.get(s));
             }
+            Map<String, ReferenceConfig<GenericService>> leverRefs = new HashMap<>();
+            Map<String, ReferenceConfig<GenericService>> leverV2Refs = new HashMap<>();
+            for (String s : SERIALIZATIONS) {
+                int port = "fastjson2".equals(s) ? fastjson2Port : hessian2Port;
+                leverRefs.put(s, leverReference(host, port, s, null, null));
+                leverV2Refs.put(s, leverReference(host, port, s, "2.0", "g"));
+                refs.add(leverRefs.get(s));
+                refs.add(leverV2Refs.get(s));
+            }
             DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                     .application(DubboPeers.application("sluice-generic-interop"))
                     .registry(DubboPeers.noRegistry())
@@ -125,6 +136,11 @@ public final class GenericInteropScenario {
                 dev.sluice.rpc.GenericService gv2 = client.generic(SERVICE).version("2.0").group("g").service();
                 GenericCases.run("sluice-client." + s, g::invoke, gv2::invoke, g::invokeAsync);
             }
+            for (String s : SERIALIZATIONS) {
+                GenericService g = leverRefs.get(s).get();
+                GenericService gv2 = leverV2Refs.get(s).get();
+                GenericCases.run("dubbo-lever." + s, g::$invoke, gv2::$invoke, g::$invokeAsync);
+            }
             Scenario.check(GADGET_NEVER_LOADED, System.getProperty(StaticInitGadget.TRACE) == null,
                     "a provider initialized " + GenericCases.GADGET);
 
@@ -136,6 +152,16 @@ public final class GenericInteropScenario {
             server.close();
             Scenario.ok(STOP, "ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1));
         });
+    }
+
+    /** A generic reference with the consumer lever, to a Dubbo provider's port of {@code serialization}. */
+    private static ReferenceConfig<GenericService> leverReference(String host, int port, String serialization,
+                                                                  String version, String group) {
+        ReferenceConfig<GenericService> ref = GenericCases.reference("dubbo://" + host + ":" + port
+                + "?serialization=" + serialization, version, group);
+        ref.setParameters(Map.of("sluice.consumer", "fast"));
+        ref.setId("lever-" + serialization + (version == null ? "" : "-" + version));
+        return ref;
     }
 
     private static ReferenceConfig<GenericService> genericReference(String host, int port, String serialization,

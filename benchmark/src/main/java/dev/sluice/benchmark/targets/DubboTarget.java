@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.dubbo.benchmark.service.UserService;
@@ -26,10 +27,11 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * (docs/wire-format.md §9.3): dubbo protocol, the serialization named on the protocol and in the consumer's direct URL
  * ({@code serialization=fastjson2} or {@code serialization=hessian2}, Dubbo's default), no registry,
  * {@code filter=-default}, {@code check=false}; plus QoS off and a short shutdown wait. The knobs are the Dubbo
- * {@code Transporter} used on both sides ({@code server=} / {@code client=}), the serialization, and the provider's
+ * {@code Transporter} used on both sides ({@code server=} / {@code client=}), the serialization, the provider's
  * thread model ({@code threadpool=}, {@code dispatcher=}; Dubbo's defaults, {@code fixed} and {@code all}, unless a
- * target names them); or, with {@link #triple}, Dubbo's triple protocol ({@code tri}) instead of {@code dubbo}, on its
- * own HTTP/2 server and client and in its own default serialization, everything else the same.
+ * target names them) and parameters of the consumer config (a lever such as {@code sluice.consumer=fast}); or, with
+ * {@link #triple}, Dubbo's triple protocol ({@code tri}) instead of {@code dubbo}, on its own HTTP/2 server and client
+ * and in its own default serialization, everything else the same.
  */
 public final class DubboTarget implements BenchTarget {
 
@@ -44,12 +46,13 @@ public final class DubboTarget implements BenchTarget {
     private final String threadpool;
     private final String dispatcher;
     private final String description;
+    private final Map<String, String> consumerParameters;
 
     /**
      * @param serialization Dubbo's name of the serialization, {@code fastjson2} or {@code hessian2}
      */
     public DubboTarget(String name, String transporter, String serialization, String description) {
-        this(name, transporter, serialization, null, null, description);
+        this(name, "dubbo", transporter, serialization, null, null, description, Map.of());
     }
 
     /**
@@ -58,11 +61,20 @@ public final class DubboTarget implements BenchTarget {
      */
     public DubboTarget(String name, String transporter, String serialization, String threadpool, String dispatcher,
             String description) {
-        this(name, "dubbo", transporter, serialization, threadpool, dispatcher, description);
+        this(name, "dubbo", transporter, serialization, threadpool, dispatcher, description, Map.of());
+    }
+
+    /**
+     * @param consumerParameters set on the consumer config ({@code parameters}), as an application sets a consumer
+     *     key such as {@code sluice.consumer=fast}
+     */
+    public DubboTarget(String name, String transporter, String serialization, String description,
+            Map<String, String> consumerParameters) {
+        this(name, "dubbo", transporter, serialization, null, null, description, consumerParameters);
     }
 
     private DubboTarget(String name, String protocol, String transporter, String serialization, String threadpool,
-            String dispatcher, String description) {
+            String dispatcher, String description, Map<String, String> consumerParameters) {
         this.protocol = protocol;
         this.name = name;
         this.transporter = transporter;
@@ -70,6 +82,7 @@ public final class DubboTarget implements BenchTarget {
         this.threadpool = threadpool;
         this.dispatcher = dispatcher;
         this.description = description;
+        this.consumerParameters = Map.copyOf(consumerParameters);
     }
 
     /**
@@ -81,7 +94,7 @@ public final class DubboTarget implements BenchTarget {
      * for Dubbo's hessian2, hessian-lite).
      */
     public static DubboTarget triple(String name, String description) {
-        return new DubboTarget(name, "tri", null, null, null, null, description);
+        return new DubboTarget(name, "tri", null, null, null, null, description, Map.of());
     }
 
     @Override
@@ -141,6 +154,12 @@ public final class DubboTarget implements BenchTarget {
         if (threadpool != null && !pools.contains(threadpool)) {
             return "no Dubbo ThreadPool named '" + threadpool + "' on the classpath (META-INF/dubbo[/internal]/"
                     + THREAD_POOL_SPI + " lists " + pools + ")";
+        }
+        // Without the lever's Protocol wrapper Dubbo ignores the key and the target would measure Dubbo's own path.
+        Set<String> protocols = extensionNames(DubboTarget.class.getClassLoader(), PROTOCOL_SPI);
+        if (consumerParameters.containsKey("sluice.consumer") && !protocols.contains("sluice-consumer")) {
+            return "sluice.consumer is set but no Protocol wrapper named 'sluice-consumer' is on the classpath"
+                    + " (META-INF/dubbo[/internal]/" + PROTOCOL_SPI + " lists " + protocols + ")";
         }
         return null;
     }
@@ -251,6 +270,9 @@ public final class DubboTarget implements BenchTarget {
             consumer.setClient(transporter);
         }
         consumer.setFilter("-default");
+        if (!consumerParameters.isEmpty()) {
+            consumer.setParameters(new java.util.HashMap<>(consumerParameters));
+        }
         DubboBootstrap bootstrap = DubboBootstrap.newInstance();
         bootstrap.application(application("sluice-bench-" + appName() + "-client"))
                 .consumer(consumer)
