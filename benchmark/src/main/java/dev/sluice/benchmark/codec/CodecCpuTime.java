@@ -48,8 +48,8 @@ public final class CodecCpuTime {
     /** One table: path {@code a} against path {@code b} ("sluice"/"dubbo", or Sluice's "generic"/"typed"). */
     private static void table(List<String> methods, int rounds, String a, String b) {
         System.out.println("| method | ser. | frame | " + a + " enc ns | " + a + " dec ns | " + b + " enc ns | " + b
-                + " dec ns | " + a + "/" + b + " time (round range) | " + a + " enc B | " + a + " dec B | " + b + " enc B | " + b
-                + " dec B |");
+                + " dec ns | " + a + "/" + b + " time (round range) | " + a + " enc B | " + a + " dec B | " + b
+                + " enc B | " + b + " dec B |");
         System.out.println("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (String method : methods) {
             for (String ser : new String[] {"fastjson2", "hessian2"}) {
