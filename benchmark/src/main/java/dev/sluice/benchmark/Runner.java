@@ -417,12 +417,14 @@ public final class Runner {
     /**
      * The runs of one target, in order: the synchronous thread counts from the highest (a 32-thread run warms the
      * server's code for every method far faster than a one-thread run), then the asynchronous loads, which
-     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only (in the smoke, not for the hessian2 targets and
-     * the levers, which take a subset of the methods there).
+     * {@code AsyncUserServiceBenchmark} runs in Throughput mode only. In the smoke every target outside the fastjson2
+     * group (hessian2, levers, peers) runs a subset of the methods, and only the fastjson2 targets and the peers run
+     * the async workload.
      */
     static List<Run> runs(Settings s, BenchTarget target) {
         String group = Targets.groupOf(target.name());
-        boolean hessian2 = Targets.HESSIAN2.equals(group) || Targets.LEVERS.equals(group); // the smoke's subset
+        boolean hessian2 = !Targets.FASTJSON2.equals(group); // the smoke's subset of methods
+        boolean asyncInSmoke = Targets.FASTJSON2.equals(group) || Targets.PEERS.equals(group);
         List<Run> out = new ArrayList<>();
         if (s.sync && !s.interleaved) { // interleaved: Interleaved measures the synchronous workload
             List<Integer> threads = new ArrayList<>(s.threads);
@@ -433,7 +435,7 @@ public final class Runner {
         }
         // the smoke checks the async path of the fastjson2 targets and the peers only: the hessian2 ones and the
         // levers share the fastjson2 ones' clients
-        if (target.supportsAsync() && !(hessian2 && "smoke".equals(s.profile))) {
+        if (target.supportsAsync() && (asyncInSmoke || !"smoke".equals(s.profile))) {
             for (Row.Load load : s.asyncLoads) {
                 out.add(new Run(load.threads(), load.inflight(), s.methodsFor(hessian2, true), List.of("thrpt")));
             }

@@ -15,7 +15,7 @@ final class Settings {
     static final List<String> CLIENT_JVMS = List.of("interleaved", "per-run", "per-method");
     /** What {@code --async} without a list runs: threads x calls in flight per thread. */
     static final String DEFAULT_ASYNC = "1x64,4x64,32x8";
-    /** The methods {@code --smoke} runs for the hessian2 targets and the levers: a POJO each way. */
+    /** The methods {@code --smoke} runs for the hessian2 targets, the levers and the peers: a POJO each way. */
     static final List<String> SMOKE_SUBSET = List.of("createUser", "listUser");
     /**
      * The methods of the default profile without --benchmarks: the two ends of the workload, the smallest call
@@ -120,7 +120,7 @@ final class Settings {
     int lockWaitMinutes = 30;
     /** --observe: record every JVM with sluice.jfc and chart the write batches (see {@link Observe}). */
     boolean observe;
-    /** --smoke without --benchmarks: hessian2 and levers run {@link #SMOKE_SUBSET}, async {@link #SMOKE_ASYNC}. */
+    /** --smoke without --benchmarks: hessian2, levers, peers run {@link #SMOKE_SUBSET}, async {@link #SMOKE_ASYNC}. */
     boolean smokeSubset;
     /** --jfr: JFR options (besides the file name) for every server and client JVM, or null for no recording. */
     String jfr;
@@ -314,8 +314,8 @@ final class Settings {
 
     /**
      * The methods of one JMH run: every one of {@link #methods}, except in the smoke (without --benchmarks), where
-     * the targets outside the fastjson2 group (hessian2, levers; {@code hessian2Group}) run {@link #SMOKE_SUBSET}
-     * and the async workload {@link #SMOKE_ASYNC}, to keep it short.
+     * the targets outside the fastjson2 group (hessian2, levers, peers; {@code hessian2Group}) run
+     * {@link #SMOKE_SUBSET} and the async workload {@link #SMOKE_ASYNC}, to keep it short.
      */
     List<String> methodsFor(boolean hessian2Group, boolean async) {
         if (smokeSubset && (hessian2Group || async)) {

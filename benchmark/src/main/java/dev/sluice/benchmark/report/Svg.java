@@ -5,9 +5,10 @@ import java.util.Locale;
 
 /** What the benchmark's SVG charts share: the palette, the page head, the target legend and escaping. */
 final class Svg {
-    /** One colour per target, by its position in the chart's list of targets: distinct for up to twelve. */
+    /** One colour per target, by its position in the chart's list of targets: distinct for up to sixteen. */
     static final String[] COLORS = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-        "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#499894", "#8cd17d"};
+        "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#499894", "#8cd17d", "#86bcb6", "#d37295", "#fabfd2",
+        "#b6992d"};
 
     private Svg() {
     }
