@@ -26,6 +26,14 @@ import org.apache.dubbo.rpc.protocol.dubbo.DubboProtocol;
 final class DubboNodes {
     /** Client Transporter name: select {@code sluice} with the system property {@code dubbo.consumer.client}. */
     static final String CLIENT_BY_PROPERTY = "sluice-by-property";
+
+    /**
+     * The {@code client=} a reference of a pairing's consumer names: none for {@value #CLIENT_BY_PROPERTY} (Dubbo's
+     * consumer default applies) and for the consumer lever (it is selected by a parameter, not a Transporter).
+     */
+    static String clientOf(String transporter) {
+        return CLIENT_BY_PROPERTY.equals(transporter) || LEVER.equals(transporter) ? null : transporter;
+    }
     /**
      * Client name of the consumer lever: no {@code client=} on the reference, {@code sluice.consumer=fast} in its
      * parameters, so Sluice's {@code SluiceConsumerProtocol} answers the refer with its own invoker.
@@ -185,7 +193,7 @@ final class DubboNodes {
 
         private void configure(ReferenceConfig<?> ref, int port, Map<String, String> params, boolean dedicated) {
             ref.setUrl(consumerUrl(host, port));
-            ref.setClient(CLIENT_BY_PROPERTY.equals(transporter) || LEVER.equals(transporter) ? null : transporter);
+            ref.setClient(clientOf(transporter));
             ref.setCheck(false);
             ref.setScope("remote");
             ref.setTimeout(timeoutMillis);

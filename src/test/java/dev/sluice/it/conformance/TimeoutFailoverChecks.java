@@ -107,7 +107,7 @@ final class TimeoutFailoverChecks {
         ReferenceConfig<BulkService> ref = DubboNodes.reference(BulkService.class, null, null);
         ref.setUrl(DubboNodes.consumerUrl(host, port1) + ";" + DubboNodes.consumerUrl(host, port2));
         String transporter = pairing.clientTransporter();
-        ref.setClient(DubboNodes.LEVER.equals(transporter) ? null : transporter);
+        ref.setClient(DubboNodes.clientOf(transporter));
         ref.setParameters(DubboNodes.withLever(transporter, Map.of()));
         ref.setCheck(false);
         ref.setScope("remote");
