@@ -2,6 +2,7 @@ package dev.sluice.rpc;
 
 import dev.sluice.codec.dubbo.ClassAllowlist;
 import dev.sluice.codec.dubbo.ClassNotAllowedException;
+import dev.sluice.codec.dubbo.internal.DeclaredTypes;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Array;
@@ -268,8 +269,8 @@ final class GenericValues {
             throw cannot(value, raw, b);
         }
         Map<Object, Object> out = newMap(raw, b);
-        Type keyType = typeArgument(type, 0);
-        Type valueType = typeArgument(type, 1);
+        Type keyType = DeclaredTypes.typeArgument(type, 0);
+        Type valueType = DeclaredTypes.typeArgument(type, 1);
         for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
             out.put(realizeChild(e.getKey(), e.getKey(), keyType, b),
                     realizeChild(e.getKey(), e.getValue(), valueType, b));
@@ -279,7 +280,7 @@ final class GenericValues {
 
     private Object realizeCollection(Object value, Type type, Class<?> raw, Budget b) {
         Collection<Object> out = newCollection(raw, b);
-        Type elementType = typeArgument(type, 0);
+        Type elementType = DeclaredTypes.typeArgument(type, 0);
         int i = 0;
         if (value instanceof Collection) {
             for (Object e : (Collection<?>) value) {
@@ -586,16 +587,6 @@ final class GenericValues {
         if (type instanceof TypeVariable) {
             Type[] bounds = ((TypeVariable<?>) type).getBounds();
             return bounds.length == 0 ? Object.class : rawClass(bounds[0]);
-        }
-        return Object.class;
-    }
-
-    private static Type typeArgument(Type type, int index) {
-        if (type instanceof ParameterizedType) {
-            Type[] args = ((ParameterizedType) type).getActualTypeArguments();
-            if (index < args.length) {
-                return args[index];
-            }
         }
         return Object.class;
     }

@@ -6,9 +6,9 @@ import com.alibaba.fastjson2.reader.FieldReader;
 import com.alibaba.fastjson2.reader.ObjectReader;
 import com.alibaba.fastjson2.reader.ObjectReaderAdapter;
 import com.alibaba.fastjson2.util.Fnv;
+import dev.sluice.codec.dubbo.internal.DeclaredTypes;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Modifier;
-import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
@@ -396,11 +396,11 @@ final class JsonbFields {
             return raw == byte[].class ? NONE : elements(plan(raw.getComponentType()));
         }
         if (Collection.class.isAssignableFrom(raw)) {
-            return elements(plan(typeArgument(type, 0)));
+            return elements(plan(DeclaredTypes.typeArgument(type, 0)));
         }
         if (Map.class.isAssignableFrom(raw)) {
-            Plan key = plan(typeArgument(type, 0));
-            Plan value = plan(typeArgument(type, 1));
+            Plan key = plan(DeclaredTypes.typeArgument(type, 0));
+            Plan value = plan(DeclaredTypes.typeArgument(type, 1));
             if (key.kind == Plan.NONE && value.kind == Plan.NONE) {
                 return NONE;
             }
@@ -428,16 +428,6 @@ final class JsonbFields {
         Plan plan = new Plan(Plan.ELEMENTS, null);
         plan.element = element;
         return plan;
-    }
-
-    private static Type typeArgument(Type type, int index) {
-        if (type instanceof ParameterizedType) {
-            Type[] args = ((ParameterizedType) type).getActualTypeArguments();
-            if (index < args.length) {
-                return args[index];
-            }
-        }
-        return Object.class;
     }
 
     /** How values of one declared type are walked. Immutable once built, but for a bean's fields, set once. */
