@@ -423,21 +423,21 @@ public final class Runner {
      */
     static List<Run> runs(Settings s, BenchTarget target) {
         String group = Targets.groupOf(target.name());
-        boolean hessian2 = !Targets.FASTJSON2.equals(group); // the smoke's subset of methods
+        boolean subset = !Targets.FASTJSON2.equals(group); // the smoke's subset of methods
         boolean asyncInSmoke = Targets.FASTJSON2.equals(group) || Targets.PEERS.equals(group);
         List<Run> out = new ArrayList<>();
         if (s.sync && !s.interleaved) { // interleaved: Interleaved measures the synchronous workload
             List<Integer> threads = new ArrayList<>(s.threads);
             threads.sort(Collections.reverseOrder());
             for (int t : threads) {
-                out.add(new Run(t, 0, s.methodsFor(hessian2, false), s.modes));
+                out.add(new Run(t, 0, s.methodsFor(subset, false), s.modes));
             }
         }
         // the smoke checks the async path of the fastjson2 targets and the peers only: the hessian2 ones and the
         // levers share the fastjson2 ones' clients
         if (target.supportsAsync() && (asyncInSmoke || !"smoke".equals(s.profile))) {
             for (Row.Load load : s.asyncLoads) {
-                out.add(new Run(load.threads(), load.inflight(), s.methodsFor(hessian2, true), List.of("thrpt")));
+                out.add(new Run(load.threads(), load.inflight(), s.methodsFor(subset, true), List.of("thrpt")));
             }
         }
         return out;

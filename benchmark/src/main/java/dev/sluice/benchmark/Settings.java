@@ -314,11 +314,11 @@ final class Settings {
 
     /**
      * The methods of one JMH run: every one of {@link #methods}, except in the smoke (without --benchmarks), where
-     * the targets outside the fastjson2 group (hessian2, levers, peers; {@code hessian2Group}) run
+     * the targets outside the fastjson2 group (hessian2, levers, peers; {@code subset}) run
      * {@link #SMOKE_SUBSET} and the async workload {@link #SMOKE_ASYNC}, to keep it short.
      */
-    List<String> methodsFor(boolean hessian2Group, boolean async) {
-        if (smokeSubset && (hessian2Group || async)) {
+    List<String> methodsFor(boolean subset, boolean async) {
+        if (smokeSubset && (subset || async)) {
             return async ? SMOKE_ASYNC : SMOKE_SUBSET;
         }
         return methods;
